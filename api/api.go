@@ -1,0 +1,260 @@
+// Package api is the HTTP front end: POST /api/v1/actions/<action> with a
+// JSON body and GET with query parameters, both answered through the one
+// dispatcher, plus /healthz. Access logs name the path alone, never the
+// query string, which may hold a query's words (A-27).
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+)
+
+// Dispatcher is what the HTTP front end needs of the dispatcher.
+type Dispatcher interface {
+	Call(ctx context.Context, name string, args map[string]any) (any, error)
+	Action(name string) *dispatch.Action
+}
+
+var _ Dispatcher = (*dispatch.Dispatcher)(nil)
+
+// Options configure the HTTP front end.
+type Options struct {
+	// BodyLimit bounds a request body, as echo's size strings ("1M").
+	BodyLimit string
+	// Health reports the served version's name for /healthz, or an error.
+	Health func() (string, error)
+	// Logger receives access log lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// New returns the echo server answering the plane's actions.
+func New(d Dispatcher, opts Options) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	if opts.BodyLimit == "" {
+		opts.BodyLimit = "1M"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			code := tzctx.InvalidRequest
+			switch he.Code {
+			case http.StatusNotFound, http.StatusMethodNotAllowed:
+				code = tzctx.ContextNotFound
+			case http.StatusRequestEntityTooLarge:
+				_ = writeJSON(c, he.Code, envelope(tzctx.InvalidRequest, "the request body is over the size bound of "+opts.BodyLimit))
+				return
+			}
+			_ = writeJSON(c, tzctx.HTTPStatus(code), envelope(code, strings.ToLower(http.StatusText(he.Code))+"; the actions answer at /api/v1/actions/<action>"))
+			return
+		}
+		writeError(c, err)
+	}
+	e.Use(middleware.Recover())
+	e.Use(accessLog(log))
+	e.Use(middleware.BodyLimit(opts.BodyLimit))
+	e.GET("/healthz", func(c echo.Context) error {
+		if opts.Health == nil {
+			return writeJSON(c, http.StatusOK, map[string]any{"status": "ok"})
+		}
+		name, err := opts.Health()
+		if err != nil {
+			return writeJSON(c, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "detail": err.Error()})
+		}
+		return writeJSON(c, http.StatusOK, map[string]any{"status": "ok", "version": name})
+	})
+	e.POST("/api/v1/actions/:name", func(c echo.Context) error {
+		args, err := bodyArgs(c.Request().Body)
+		if err != nil {
+			writeError(c, err)
+			return nil
+		}
+		return call(c, d, args)
+	})
+	e.GET("/api/v1/actions/:name", func(c echo.Context) error {
+		a := d.Action(c.Param("name"))
+		args, err := queryArgs(c.Request().URL.RawQuery, a)
+		if err != nil {
+			writeError(c, err)
+			return nil
+		}
+		return call(c, d, args)
+	})
+	return e
+}
+
+func call(c echo.Context, d Dispatcher, args map[string]any) error {
+	ctx := c.Request().Context()
+	if auth := c.Request().Header.Get("Authorization"); auth != "" {
+		bearer, ok := strings.CutPrefix(auth, "Bearer ")
+		if !ok {
+			writeError(c, tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\""))
+			return nil
+		}
+		ctx = dispatch.WithCredential(ctx, strings.TrimSpace(bearer))
+	}
+	res, err := d.Call(ctx, c.Param("name"), args)
+	if err != nil {
+		writeError(c, err)
+		return nil
+	}
+	return writeJSON(c, http.StatusOK, res)
+}
+
+// bodyArgs decodes a POST body: one JSON object, numbers kept as written.
+func bodyArgs(body io.Reader) (map[string]any, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body could not be read")
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
+	}
+	if dec.More() {
+		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body holds more than one JSON value; send one JSON object")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body must be a JSON object")
+	}
+	return m, nil
+}
+
+var canonical = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+
+// maxSafe is 2^53-1, the largest integer every JSON client holds exactly.
+const maxSafe = 1<<53 - 1
+
+// queryArgs turns GET parameters into arguments (A-25): each parameter
+// once; integer members only as canonical unsigned decimals; strings
+// verbatim after the one URL decode.
+func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
+	args := map[string]any{}
+	if raw == "" {
+		return args, nil
+	}
+	ints := map[string]bool{}
+	if a != nil {
+		ints = integerMembers(a.Request)
+	}
+	for _, kv := range strings.Split(raw, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		key, err1 := unescape(k)
+		val, err2 := unescape(v)
+		if err1 != nil || err2 != nil {
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "the query string is not validly percent-encoded")
+		}
+		if _, dup := args[key]; dup {
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s is given more than once; give each member once", safeName(key))
+		}
+		if ints[key] {
+			n, err := strconv.ParseUint(val, 10, 64)
+			if !canonical.MatchString(val) || err != nil || n > maxSafe {
+				return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s must be an unsigned decimal integer such as 8000, with no sign, leading zero or spaces", key)
+			}
+			args[key] = json.Number(val)
+			continue
+		}
+		args[key] = val
+	}
+	return args, nil
+}
+
+// safeName bounds a parameter name echoed in a detail.
+func safeName(k string) string {
+	if len(k) > 40 || strings.ContainsAny(k, " \t\r\n") {
+		return "(a parameter)"
+	}
+	return strconv.Quote(k)
+}
+
+// unescape decodes one query-string component; '+' is a space, as HTML
+// forms and curl's --data-urlencode write it.
+func unescape(s string) (string, error) {
+	return urlQueryUnescape(s)
+}
+
+// integerMembers lists the request members whose schema type is integer.
+func integerMembers(schema map[string]any) map[string]bool {
+	out := map[string]bool{}
+	props, _ := schema["properties"].(map[string]any)
+	defs, _ := schema["$defs"].(map[string]any)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		if ref, ok := pm["$ref"].(string); ok {
+			pm, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		if pm["type"] == "integer" {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func envelope(code tzctx.Code, detail string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": string(code), "detail": detail}}
+}
+
+func writeError(c echo.Context, err error) {
+	var te *tzctx.Error
+	if !errors.As(err, &te) {
+		te = tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
+	}
+	_ = writeJSON(c, tzctx.HTTPStatus(te.Code), envelope(te.Code, te.Detail))
+}
+
+// writeJSON writes v without HTML escaping, so texts read back as written.
+func writeJSON(c echo.Context, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+}
+
+// accessLog logs method, path, status and duration: never the query
+// string.
+func accessLog(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			log.Info("http", "method", c.Request().Method, "path", c.Request().URL.Path,
+				"status", c.Response().Status, "ms", time.Since(start).Milliseconds())
+			return nil
+		}
+	}
+}

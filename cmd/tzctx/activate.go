@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+func newActivateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "activate NAME",
+		Short: "Make a stored version the served one; running servers switch without restart",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := store.Open(g.dataDir())
+			if err != nil {
+				return err
+			}
+			if err := st.Activate(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", args[0])
+			return nil
+		},
+	}
+}

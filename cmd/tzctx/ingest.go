@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+func newIngestCmd(g *globals) *cobra.Command {
+	var (
+		trees    []string
+		version  string
+		activate bool
+		maxBytes int64
+	)
+	cmd := &cobra.Command{
+		Use:   "ingest [SITE] [--tree NAME=DIR ...]",
+		Short: "Ingest a site folder, or tree folders, as a new immutable version",
+		Long: `Ingest reads a site folder holding cloud/, blueprint/ and tzdocs/ tree folders,
+or separate documentation folders given as --tree NAME=DIR, checks every page,
+and stores the result as a new immutable version. Nothing is visible until the
+version is complete; --activate then makes it the served version.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var srcs []ingest.TreeSource
+			if len(args) == 1 {
+				if len(trees) > 0 {
+					return fmt.Errorf("give either a SITE folder or --tree flags, not both")
+				}
+				s, err := ingest.SiteTrees(args[0])
+				if err != nil {
+					return err
+				}
+				srcs = s
+			}
+			for _, t := range trees {
+				name, dir, ok := strings.Cut(t, "=")
+				if !ok || name == "" || dir == "" {
+					return fmt.Errorf("--tree %q: write --tree NAME=DIR, e.g. --tree cloud=./docs", t)
+				}
+				srcs = append(srcs, ingest.TreeSource{Name: name, Dir: dir})
+			}
+			if len(srcs) == 0 {
+				return fmt.Errorf("nothing to ingest: give a SITE folder or --tree NAME=DIR")
+			}
+			st, err := store.Open(g.dataDir())
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sum, err := runIngest(ctx, st, ingest.Options{Trees: srcs, Version: version, MaxPageBytes: maxBytes}, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			printSummary(cmd.OutOrStdout(), sum)
+			if activate {
+				if err := st.Activate(sum.Version); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", sum.Version)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
+	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
+	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
+	cmd.Flags().Int64Var(&maxBytes, "max-page-bytes", ingest.DefaultMaxPageBytes, "largest page file accepted, in bytes")
+	return cmd
+}
+
+// runIngest runs an ingest with a progress bar on a terminal and plain log
+// lines otherwise.
+func runIngest(ctx context.Context, st *store.Store, opts ingest.Options, w io.Writer) (*ingest.Summary, error) {
+	f, isFile := w.(*os.File)
+	if isFile && term.IsTerminal(int(f.Fd())) {
+		var bar *progressbar.ProgressBar
+		opts.Progress = func(p ingest.Progress) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(p.TotalBytes,
+					progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription("ingest"),
+					progressbar.OptionShowBytes(true),
+					progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set64(p.Bytes)
+			bar.Describe(fmt.Sprintf("ingest %d/%d pages", p.Pages, p.TotalPages))
+		}
+		sum, err := ingest.Run(ctx, st, opts)
+		if bar != nil {
+			_ = bar.Finish()
+		}
+		return sum, err
+	}
+	start := time.Now()
+	last := time.Now()
+	opts.Progress = func(p ingest.Progress) {
+		if time.Since(last) >= 2*time.Second || p.Pages == p.TotalPages {
+			last = time.Now()
+			mb := float64(p.Bytes) / (1 << 20)
+			fmt.Fprintf(w, "ingest: %d/%d pages, %.1f MiB, %.1f MiB/s\n", p.Pages, p.TotalPages, mb, mb/time.Since(start).Seconds())
+		}
+	}
+	return ingest.Run(ctx, st, opts)
+}
+
+func printSummary(w io.Writer, s *ingest.Summary) {
+	if s.Existing {
+		fmt.Fprintf(w, "identical content is stored already as version %s; nothing new was written\n", s.Version)
+	} else {
+		fmt.Fprintf(w, "version %s\n", s.Version)
+	}
+	for _, t := range s.Trees {
+		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings %4d skipped entries\n", t.Name, t.Pages, t.Bytes, t.Headings, t.Skipped)
+	}
+	fmt.Fprintf(w, "  total: %d trees, %d pages, %d bytes, %d headings, %d skipped entries, %.2f s\n",
+		len(s.Trees), s.Pages, s.Bytes, s.Headings, s.Skipped, s.Seconds)
+}

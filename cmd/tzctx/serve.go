@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/api"
+	"github.com/turnzerocloud/tzctx/data"
+	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// config is the server's configuration file (JSON). Flags given on the
+// command line override it.
+type config struct {
+	Addr           string                  `json:"addr"`
+	Data           string                  `json:"data"`
+	Origin         string                  `json:"origin"`
+	Trees          map[string]query.Access `json:"trees"`
+	BodyLimitBytes int64                   `json:"body_limit_bytes"`
+	ReadTimeout    duration                `json:"read_timeout"`
+	WriteTimeout   duration                `json:"write_timeout"`
+	WatchInterval  duration                `json:"watch_interval"`
+	Credentials    map[string]credential   `json:"credentials"`
+}
+
+type credential struct {
+	Subject     string   `json:"subject"`
+	Application string   `json:"application"`
+	Profiles    []string `json:"profiles"`
+}
+
+// duration reads "15s"-style strings.
+type duration time.Duration
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("durations are strings such as \"15s\"")
+	}
+	v, err := time.ParseDuration(s)
+	*d = duration(v)
+	return err
+}
+
+func defaultConfig() config {
+	return config{
+		Addr:           "127.0.0.1:8080",
+		Origin:         "https://turnzero.ai",
+		Trees:          query.DefaultAccess(),
+		BodyLimitBytes: 1 << 20,
+		ReadTimeout:    duration(15 * time.Second),
+		WriteTimeout:   duration(30 * time.Second),
+		WatchInterval:  duration(time.Second),
+	}
+}
+
+func loadConfig(path string) (config, error) {
+	c := defaultConfig()
+	if path == "" {
+		return c, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("read config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config %s: %v; see the configuration page of the cloud manual", path, err)
+	}
+	for t, a := range c.Trees {
+		if !tzctx.IsTree(t) {
+			return c, fmt.Errorf("config %s: trees: %q is not a tree name (cloud, blueprint, tzdocs)", path, t)
+		}
+		if !query.ValidAccess(a) {
+			return c, fmt.Errorf("config %s: trees.%s: %q must be anonymous, signed_in or product_profile:<name>", path, t, a)
+		}
+	}
+	return c, nil
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	var cfgPath, addr, origin string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the active version over HTTP; ingests the sample site into an empty data directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			if addr != "" {
+				cfg.Addr = addr
+			}
+			if origin != "" {
+				cfg.Origin = origin
+			}
+			if g.data == "" && os.Getenv("TZCTX_DATA") == "" && cfg.Data != "" {
+				g.data = cfg.Data
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, g.dataDir(), cfg, nil)
+		},
+	}
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON)")
+	cmd.Flags().StringVar(&addr, "addr", "", "listen address (default 127.0.0.1:8080)")
+	cmd.Flags().StringVar(&origin, "origin", "", "public origin stripped from page values (default https://turnzero.ai)")
+	return cmd
+}
+
+// serve runs the server until ctx ends. ready, if set, receives the bound
+// address once the server listens.
+func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string) error {
+	log := slog.Default()
+	st, err := store.Open(dataDir)
+	if err != nil {
+		return err
+	}
+	if err := ensureVersion(ctx, st, log); err != nil {
+		return err
+	}
+	if _, err := st.Refresh(); err != nil {
+		return err
+	}
+	defer st.Close()
+	go watch(ctx, st, time.Duration(cfg.WatchInterval), log)
+
+	limits, err := plane.Limits()
+	if err != nil {
+		return err
+	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees}, st)
+	creds := dispatch.StaticResolver{}
+	for tok, c := range cfg.Credentials {
+		creds[tok] = tzctx.Identity{Subject: c.Subject, Application: c.Application, Profiles: c.Profiles}
+	}
+	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
+	if err != nil {
+		return err
+	}
+	e := api.New(d, api.Options{
+		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
+		Health: func() (string, error) {
+			v, err := st.Acquire()
+			if err != nil {
+				return "", err
+			}
+			defer v.Release()
+			return v.Name(), nil
+		},
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       time.Duration(cfg.ReadTimeout),
+		WriteTimeout:      time.Duration(cfg.WriteTimeout),
+		IdleTimeout:       2 * time.Minute,
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "data", dataDir)
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ensureVersion ingests and activates the embedded sample site where the
+// data directory holds no version, so a newcomer's server answers at once.
+func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error {
+	active, err := st.ActiveName()
+	if err != nil || active != "" {
+		return err
+	}
+	ms, err := st.List()
+	if err != nil {
+		return err
+	}
+	if len(ms) > 0 {
+		log.Warn("no version is active; activate one with 'tzctx activate NAME'")
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "tzctx-sample-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	site, err := data.Extract(tmp)
+	if err != nil {
+		return err
+	}
+	trees, err := ingest.SiteTrees(site)
+	if err != nil {
+		return err
+	}
+	sum, err := ingest.Run(ctx, st, ingest.Options{Trees: trees})
+	if err != nil {
+		return fmt.Errorf("ingest the sample site: %w", err)
+	}
+	log.Info("ingested the sample site", "version", sum.Version, "pages", sum.Pages)
+	return st.Activate(sum.Version)
+}
+
+// watch picks up activations: it checks the pointer every interval and at
+// once on SIGHUP.
+func watch(ctx context.Context, st *store.Store, every time.Duration, log *slog.Logger) {
+	if every <= 0 {
+		every = time.Second
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-hup:
+		}
+		changed, err := st.Refresh()
+		if err != nil {
+			log.Error("activation", "error", err.Error())
+		} else if changed {
+			if v, err := st.Acquire(); err == nil {
+				log.Info("serving version", "version", v.Name())
+				v.Release()
+			}
+		}
+	}
+}

@@ -1,0 +1,198 @@
+// Package ingest reads documentation trees from disk, checks them, derives
+// what serving needs (copies, titles, headings, place tables, composed
+// index, whole and outline texts, n-grams) and writes one immutable
+// version through the store. It never serves.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// DefaultMaxPageBytes is the default bound on one page file's size.
+const DefaultMaxPageBytes = 16 << 20
+
+// TreeSource names one documentation folder to ingest as a tree.
+type TreeSource struct {
+	Name string
+	Dir  string
+}
+
+// Options configure one ingest.
+type Options struct {
+	// Trees are the folders to ingest, in any order; tree order is fixed.
+	Trees []TreeSource
+	// Version names the new version; empty derives the date and digest.
+	Version string
+	// MaxPageBytes bounds one page file; 0 means DefaultMaxPageBytes.
+	MaxPageBytes int64
+	// Progress, if set, is called after each page is written.
+	Progress func(Progress)
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Progress reports how far an ingest has come.
+type Progress struct {
+	Pages, TotalPages int
+	Bytes, TotalBytes int64
+}
+
+// Summary reports a finished ingest.
+type Summary struct {
+	Version string
+	// Existing is set where identical content was stored already, as the
+	// version Version; nothing new was written.
+	Existing bool
+	Trees    []store.TreeMeta
+	Pages    int
+	Bytes    int64
+	Headings int
+	Skipped  int
+	Seconds  float64
+}
+
+// Error is a fault in a site folder: the file, where one applies the JSON
+// pointer of the manifest entry, what is wrong and what to do.
+type Error struct {
+	File    string
+	Pointer string
+	Problem string
+	Fix     string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Pointer != "" {
+		b.WriteString(" (listed at ")
+		b.WriteString(e.Pointer)
+		b.WriteString(")")
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Problem)
+	if e.Fix != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Fix)
+	}
+	return b.String()
+}
+
+// SiteTrees lists the tree folders of a site folder. Every folder in it
+// must be named cloud, blueprint or tzdocs; hidden folders are ignored.
+func SiteTrees(site string) ([]TreeSource, error) {
+	ents, err := os.ReadDir(site)
+	if err != nil {
+		return nil, &Error{File: site, Problem: "cannot read the site folder: " + errText(err), Fix: "name a folder holding cloud/, blueprint/ or tzdocs/"}
+	}
+	var out []TreeSource
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if !tzctx.IsTree(e.Name()) {
+			return nil, &Error{File: filepath.Join(site, e.Name()), Problem: fmt.Sprintf("folder %q is not a tree name", e.Name()), Fix: "tree folders are named cloud, blueprint or tzdocs; rename or move it"}
+		}
+		out = append(out, TreeSource{Name: e.Name(), Dir: filepath.Join(site, e.Name())})
+	}
+	if len(out) == 0 {
+		return nil, &Error{File: site, Problem: "the site folder holds no tree folder", Fix: "add cloud/, blueprint/ or tzdocs/ folders, each with a docs.json"}
+	}
+	return out, nil
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// loadedPage is one page read and checked, ready to store.
+type loadedPage struct {
+	tzctx.Page
+	copy     string
+	scan     *textmap.Map
+	headings []tzctx.Heading
+}
+
+// loadedTree is one tree read and checked.
+type loadedTree struct {
+	name, title          string
+	pages                []loadedPage
+	index, full, outline string
+	skipped              int
+	bytes                int64
+	headings             int
+}
+
+// Run ingests the trees of opts into st as a new version. On any error
+// nothing becomes visible. Identical content already stored is reported as
+// that version and nothing is written.
+func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
+	start := time.Now()
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if opts.MaxPageBytes <= 0 {
+		opts.MaxPageBytes = DefaultMaxPageBytes
+	}
+	if opts.Version != "" {
+		if err := store.ValidName(opts.Version); err != nil {
+			return nil, err
+		}
+	}
+	trees, err := loadTrees(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	digest := contentDigest(trees)
+	sum := &Summary{}
+	for _, t := range trees {
+		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
+		sum.Pages += len(t.pages)
+		sum.Bytes += t.bytes
+		sum.Headings += t.headings
+		sum.Skipped += t.skipped
+	}
+	if name := st.FindDigest(digest); name != "" && (opts.Version == "" || opts.Version == name) {
+		sum.Version, sum.Existing = name, true
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, nil
+	}
+	created := now().UTC()
+	name := opts.Version
+	if name == "" {
+		name = created.Format("20060102") + "-" + digest[:12]
+	}
+	if _, err := st.Lookup(name); err == nil {
+		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
+	}
+	b, err := st.NewBuilder()
+	if err != nil {
+		return nil, err
+	}
+	if err := write(ctx, b, trees, opts.Progress); err != nil {
+		b.Abort()
+		return nil, err
+	}
+	meta := store.Meta{Name: name, Created: created, Digest: digest, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
+	if err := b.Commit(meta); err != nil {
+		return nil, err
+	}
+	sum.Version = name
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}

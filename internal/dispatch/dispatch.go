@@ -1,0 +1,198 @@
+// Package dispatch is the one action dispatcher under every front end:
+// HTTP today, MCP next. It validates a call's arguments against the
+// action's JSON schema, resolves the caller, runs the handler, maps errors
+// to the contract's vocabulary and records the call.
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/turnzerocloud/tzctx"
+)
+
+// Handler runs one action. It returns the result and the record subject
+// (never a query's words), also where it refuses.
+type Handler func(ctx context.Context, args map[string]any) (result any, subject string, err error)
+
+// Action is one registered action.
+type Action struct {
+	Name string
+	// Summary is the action's contract description.
+	Summary string
+	// Request is the action's request schema as a JSON document.
+	Request map[string]any
+	Handle  Handler
+
+	schema *jsonschema.Schema
+}
+
+// Record is what the dispatcher records of every call, refusals included.
+type Record struct {
+	Time        time.Time
+	Action      string
+	Subject     string
+	Code        tzctx.Code // empty where the call succeeded
+	Credential  string
+	Application string
+	Duration    time.Duration
+}
+
+// Recorder receives the record of every call.
+type Recorder interface {
+	Record(ctx context.Context, rec Record)
+}
+
+// Resolver turns a presented bearer credential ("" for none) into the
+// caller's identity.
+type Resolver interface {
+	Resolve(ctx context.Context, bearer string) (tzctx.Identity, error)
+}
+
+// Dispatcher routes calls to actions.
+type Dispatcher struct {
+	actions  map[string]*Action
+	resolver Resolver
+	recorder Recorder
+}
+
+// New returns a dispatcher with the given resolver and recorder.
+func New(resolver Resolver, recorder Recorder) *Dispatcher {
+	return &Dispatcher{actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
+}
+
+// Register adds an action, compiling its request schema.
+func (d *Dispatcher) Register(a *Action) error {
+	raw, err := json.Marshal(a.Request)
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	url := "urn:tzctx:action:" + a.Name
+	if err := c.AddResource(url, doc); err != nil {
+		return err
+	}
+	if a.schema, err = c.Compile(url); err != nil {
+		return fmt.Errorf("action %s: request schema: %w", a.Name, err)
+	}
+	d.actions[a.Name] = a
+	return nil
+}
+
+// Actions returns the registered actions by name.
+func (d *Dispatcher) Actions() []*Action {
+	out := make([]*Action, 0, len(d.actions))
+	for _, a := range d.actions {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Action returns the named action, or nil.
+func (d *Dispatcher) Action(name string) *Action { return d.actions[name] }
+
+type credentialKey struct{}
+
+// WithCredential returns a context carrying the bearer credential a front
+// end received, for the dispatcher to resolve.
+func WithCredential(ctx context.Context, bearer string) context.Context {
+	return context.WithValue(ctx, credentialKey{}, bearer)
+}
+
+// Call runs the named action with args, a JSON object decoded with
+// json.Decoder.UseNumber (or built from GET parameters the same way).
+func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any) (result any, err error) {
+	start := time.Now()
+	rec := Record{Time: start, Action: name}
+	defer func() {
+		if p := recover(); p != nil {
+			// The panic value may hold request data; it is not kept.
+			result, err = nil, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
+		}
+		if err != nil {
+			rec.Code = tzctx.ErrorCode(err)
+		}
+		rec.Duration = time.Since(start)
+		if d.recorder != nil {
+			d.recorder.Record(ctx, rec)
+		}
+	}()
+	a := d.actions[name]
+	if a == nil {
+		return nil, tzctx.Errorf(tzctx.ContextNotFound, "no action %q; the actions are %s", name, strings.Join(d.names(), ", "))
+	}
+	bearer, _ := ctx.Value(credentialKey{}).(string)
+	id := tzctx.Identity{}
+	if d.resolver != nil {
+		if id, err = d.resolver.Resolve(ctx, bearer); err != nil {
+			return nil, err
+		}
+	}
+	rec.Credential, rec.Application = id.Subject, id.Application
+	ctx = tzctx.WithIdentity(ctx, id)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if err := checkIntegers(args); err != nil {
+		return nil, err
+	}
+	if err := a.schema.Validate(any(args)); err != nil {
+		return nil, schemaError(err)
+	}
+	result, rec.Subject, err = a.Handle(ctx, args)
+	if err != nil {
+		var te *tzctx.Error
+		if !errors.As(err, &te) {
+			slog.Error("action failed", "action", name, "error", err.Error())
+			err = tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
+		}
+		return nil, err
+	}
+	return result, nil
+}
+
+func (d *Dispatcher) names() []string {
+	var out []string
+	for _, a := range d.Actions() {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// checkIntegers refuses numbers that are not integer literals: the
+// schema's "integer" would accept 1.0.
+func checkIntegers(args map[string]any) error {
+	for k, v := range args {
+		if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
+			return tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", k)
+		}
+	}
+	return nil
+}
+
+// Bind decodes validated args into the request struct v.
+func Bind(args map[string]any, v any) error {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(v); err != nil {
+		return tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema")
+	}
+	return nil
+}

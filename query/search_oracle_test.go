@@ -1,0 +1,231 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// oraclePage is one page as the brute-force oracle sees it.
+type oraclePage struct {
+	title, route  string
+	lowerTitle    string
+	lowerHeadings []string
+	copyText      string
+	lowerCopy     string
+}
+
+// oracle scores every page with plain loops: the contract's 3/2/1 rule,
+// independent of the index, the candidate sets and the pruning.
+type oracle struct {
+	pages []oraclePage // in tree order, then manifest order
+	limit int
+}
+
+func newOracle(t testing.TB, v *store.Version, trees []*store.Tree, limit int) *oracle {
+	o := &oracle{limit: limit}
+	for _, tr := range trees {
+		for _, p := range tr.Pages {
+			txt, err := tr.Text(p.Route)
+			if err != nil || txt == nil {
+				t.Fatalf("no copy of %s", p.Route)
+			}
+			c := string(txt.Bytes())
+			op := oraclePage{title: p.Title, route: p.Route, lowerTitle: strings.ToLower(p.Title), copyText: c, lowerCopy: strings.ToLower(c)}
+			for _, h := range textmap.Scan(c).Headings {
+				if h.Depth >= 2 {
+					op.lowerHeadings = append(op.lowerHeadings, strings.ToLower(h.Text))
+				}
+			}
+			o.pages = append(o.pages, op)
+		}
+	}
+	return o
+}
+
+func (o *oracle) answer(raw string) string {
+	code := RuleCode(raw)
+	words := strings.Fields(strings.ToLower(raw))
+	if code != "" {
+		words = []string{strings.ToLower(code)}
+	}
+	type scored struct{ i, score int }
+	var hits []scored
+	for i, p := range o.pages {
+		score := 0
+		for _, w := range words {
+			if strings.Contains(p.lowerTitle, w) {
+				score += 3
+			}
+			for _, h := range p.lowerHeadings {
+				if strings.Contains(h, w) {
+					score += 2
+					break
+				}
+			}
+			if strings.Contains(p.lowerCopy, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, scored{i, score})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score > hits[b].score })
+	if len(hits) > o.limit {
+		hits = hits[:o.limit]
+	}
+	var b strings.Builder
+	if code != "" && len(hits) > 0 {
+		fmt.Fprintf(&b, "%s is a rule code: the identifier of one numbered requirement in a Turn Zero Cloud contract. Pages holding it:\n", code)
+	}
+	for _, h := range hits {
+		p := o.pages[h.i]
+		line := ""
+		for _, l := range strings.Split(p.copyText, "\n") {
+			ll := strings.ToLower(strings.TrimSuffix(l, "\r"))
+			found := false
+			for _, w := range words {
+				if strings.Contains(ll, w) {
+					found = true
+					break
+				}
+			}
+			if found {
+				line = strings.TrimSpace(l)
+				break
+			}
+		}
+		if line == "" {
+			fmt.Fprintf(&b, "- [%s](%s):\n", p.title, p.route)
+		} else {
+			fmt.Fprintf(&b, "- [%s](%s): %s\n", p.title, p.route, line)
+		}
+	}
+	return b.String()
+}
+
+// queries draws n queries from the pages: whole words, substrings,
+// punctuated words, one- and two-character words, non-ASCII words,
+// repeated words, misses and rule codes.
+func (o *oracle) queries(seed uint64, n int) []string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var tokens, punct, nonASCII []string
+	for _, p := range o.pages {
+		fs := strings.Fields(p.copyText)
+		for k := 0; k < 40 && len(fs) > 0; k++ {
+			tok := fs[rng.IntN(len(fs))]
+			tokens = append(tokens, tok)
+			if strings.IndexFunc(tok, func(r rune) bool { return unicode.IsPunct(r) }) > 0 {
+				punct = append(punct, tok)
+			}
+			if strings.IndexFunc(tok, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+				nonASCII = append(nonASCII, tok)
+			}
+		}
+		tokens = append(tokens, strings.Fields(p.title)...)
+	}
+	pick := func(s []string) string {
+		if len(s) == 0 {
+			return tokens[rng.IntN(len(tokens))]
+		}
+		return s[rng.IntN(len(s))]
+	}
+	sub := func(w string) string {
+		rs := []rune(w)
+		if len(rs) < 2 {
+			return w
+		}
+		i := rng.IntN(len(rs) - 1)
+		j := i + 1 + rng.IntN(len(rs)-i)
+		return string(rs[i:j])
+	}
+	fixed := []string{"CTX-07", "(CTX-07)", "ctx-07", "(CTX-07", "CTX-07 paging", "API-L0-09", "tzdoc:TZD-L0-05",
+		"ΟΔΟΣ", "İstanbul", "a", "e", "zz", "the the", "error_code", "context_not_found", "qqqxqqq", "", "  ", "https://", "-", "##"}
+	out := append([]string(nil), fixed...)
+	for len(out) < n {
+		var q string
+		switch rng.IntN(10) {
+		case 0:
+			q = pick(tokens)
+		case 1:
+			q = sub(pick(tokens))
+		case 2:
+			q = pick(punct)
+		case 3:
+			q = string([]rune(pick(tokens))[:1])
+		case 4:
+			rs := []rune(pick(tokens))
+			q = string(rs[:min(2, len(rs))])
+		case 5:
+			q = pick(nonASCII)
+		case 6:
+			w := pick(tokens)
+			q = w + " " + w + " " + pick(tokens)
+		case 7:
+			q = fmt.Sprintf("zq%dx", rng.IntN(1e6))
+		case 8:
+			q = strings.ToUpper(pick(tokens)) + " " + sub(pick(tokens)) + " " + pick(tokens)
+		default:
+			q = pick(tokens) + "\u00a0" + sub(pick(tokens))
+		}
+		if utf8.RuneCountInString(q) <= 160 {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// differential runs the queries through the real path and the oracle and
+// requires byte-identical answers.
+func differential(t *testing.T, st *store.Store, n int) {
+	lim := testLimits()
+	r := NewReader(Config{Limits: lim}, st)
+	v, err := st.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	var trees []*store.Tree
+	for _, name := range []string{"cloud", "blueprint", "tzdocs"} {
+		if tr := v.Tree(name); tr != nil {
+			trees = append(trees, tr)
+		}
+	}
+	o := newOracle(t, v, trees, lim.SearchMatchLimit)
+	bad := 0
+	for _, q := range o.queries(uint64(len(o.pages)), n) {
+		words := QueryWords(q)
+		if len(words) == 0 {
+			continue
+		}
+		got, err := r.searchText(context.Background(), v, trees, words, RuleCode(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := o.answer(q); got != want {
+			bad++
+			if bad <= 3 {
+				t.Errorf("query %q:\n got  %q\n want %q", q, clip(got), clip(want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d queries differ from the oracle", bad, n)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}

@@ -1,0 +1,38 @@
+package query
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+func testLimits() Limits {
+	var idx struct {
+		Limits Limits `json:"limits"`
+	}
+	raw, err := schemas.FS.ReadFile("served_context.json")
+	if err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		panic(err)
+	}
+	return idx.Limits
+}
+
+func TestSearchMatchesOracleOnSampleSite(t *testing.T) {
+	differential(t, testkit.SampleStore(t), 1000)
+}
+
+func TestSearchMatchesOracleOnCorpora(t *testing.T) {
+	for _, c := range []string{"browser-use-docs", "mcp-docs", "mintlify-docs", "powershell-docs"} {
+		t.Run(c, func(t *testing.T) {
+			dir := testkit.Corpus(t, c)
+			st := testkit.Ingest(t, ingest.TreeSource{Name: "cloud", Dir: dir})
+			differential(t, st, 1000)
+		})
+	}
+}

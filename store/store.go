@@ -1,0 +1,311 @@
+// Package store keeps site versions on disk. It alone imports bbolt and
+// bleve. Each version is an immutable folder, written in a staging folder
+// and renamed into place, holding a bbolt file of pages and texts and a
+// bleve index of page n-grams; a pointer file names the active version and
+// is replaced atomically.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const (
+	versionsDir = "versions"
+	stagingDir  = "staging"
+	activeFile  = "ACTIVE"
+	metaFile    = "meta.json"
+	dbFile      = "pages.db"
+	indexDir    = "index.bleve"
+	lockFile    = "lock"
+)
+
+// ErrNoVersion is returned where the data directory holds no active version.
+var ErrNoVersion = errors.New("no active version")
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidName reports whether name can name a version: 1 to 64 letters,
+// digits, dots, dashes or underscores, starting with a letter or digit.
+func ValidName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("version name %q is not valid; use 1 to 64 letters, digits, '.', '-' or '_', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// Meta describes one stored version.
+type Meta struct {
+	Name     string     `json:"name"`
+	Created  time.Time  `json:"created"`
+	Digest   string     `json:"digest"`
+	Trees    []TreeMeta `json:"trees"`
+	Pages    int        `json:"pages"`
+	Bytes    int64      `json:"bytes"`
+	Headings int        `json:"headings"`
+	Skipped  int        `json:"skipped"`
+}
+
+// TreeMeta counts one tree of a version.
+type TreeMeta struct {
+	Name     string `json:"name"`
+	Pages    int    `json:"pages"`
+	Bytes    int64  `json:"bytes"`
+	Headings int    `json:"headings"`
+	Skipped  int    `json:"skipped"`
+}
+
+// Store is a data directory of versions.
+type Store struct {
+	dir string
+
+	mu      sync.Mutex // serialises Refresh
+	current atomic.Pointer[Version]
+}
+
+// Open opens (creating where needed) the data directory dir. It opens no
+// version; call Refresh to load the active one.
+func Open(dir string) (*Store, error) {
+	for _, d := range []string{dir, filepath.Join(dir, versionsDir), filepath.Join(dir, stagingDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("open data directory: %w", err)
+		}
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir returns the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) versionDir(name string) string {
+	return filepath.Join(s.dir, versionsDir, name)
+}
+
+// List returns the stored versions, oldest first.
+func (s *Store) List() ([]Meta, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, versionsDir))
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	var out []Meta
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		m, err := readMeta(s.versionDir(e.Name()))
+		if err != nil {
+			continue // not a complete version: never visible
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// Lookup returns the metadata of the named version.
+func (s *Store) Lookup(name string) (Meta, error) {
+	if err := ValidName(name); err != nil {
+		return Meta{}, err
+	}
+	m, err := readMeta(s.versionDir(name))
+	if err != nil {
+		return Meta{}, fmt.Errorf("no version %q in %s; 'tzctx versions' lists them", name, s.dir)
+	}
+	return m, nil
+}
+
+// FindDigest returns the name of a stored version with the given content
+// digest, or "".
+func (s *Store) FindDigest(digest string) string {
+	ms, _ := s.List()
+	for _, m := range ms {
+		if m.Digest == digest {
+			return m.Name
+		}
+	}
+	return ""
+}
+
+func readMeta(dir string) (Meta, error) {
+	var m Meta
+	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	if err != nil {
+		return m, err
+	}
+	err = json.Unmarshal(b, &m)
+	return m, err
+}
+
+// ActiveName returns the name the pointer file names, or "" where none.
+func (s *Store) ActiveName() (string, error) {
+	b, err := os.ReadFile(filepath.Join(s.dir, activeFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read active version pointer: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// Activate makes the named version active by atomically replacing the
+// pointer file. A running server picks it up on its next Refresh.
+func (s *Store) Activate(name string) error {
+	if _, err := s.Lookup(name); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(s.dir, activeFile), []byte(name+"\n"))
+}
+
+// Delete removes a stored version; it refuses the active one.
+func (s *Store) Delete(name string) error {
+	if _, err := s.Lookup(name); err != nil {
+		return err
+	}
+	active, err := s.ActiveName()
+	if err != nil {
+		return err
+	}
+	if active == name {
+		return fmt.Errorf("version %q is active; activate another version first, then delete it", name)
+	}
+	// Rename out of versions/ first so the version disappears at once,
+	// then remove the files.
+	gone := filepath.Join(s.dir, stagingDir, "deleted-"+name+fmt.Sprint(time.Now().UnixNano()))
+	if err := os.Rename(s.versionDir(name), gone); err != nil {
+		return fmt.Errorf("delete version %q: %w", name, err)
+	}
+	syncDir(filepath.Join(s.dir, versionsDir))
+	return os.RemoveAll(gone)
+}
+
+// Size returns the bytes a version's folder takes on disk.
+func (s *Store) Size(name string) int64 {
+	var n int64
+	_ = filepath.Walk(s.versionDir(name), func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// Refresh loads the version the pointer names, if it is not the one
+// served. Reads in flight finish on the version they started with; the old
+// version closes when its last reader releases it. It reports whether the
+// served version changed.
+func (s *Store) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name, err := s.ActiveName()
+	if err != nil {
+		return false, err
+	}
+	cur := s.current.Load()
+	if name == "" || (cur != nil && cur.meta.Name == name) {
+		return false, nil
+	}
+	v, err := openVersion(s.versionDir(name))
+	if err != nil {
+		return false, fmt.Errorf("open version %q: %w", name, err)
+	}
+	old := s.current.Swap(v)
+	if old != nil {
+		old.Release()
+	}
+	return true, nil
+}
+
+// Acquire returns the served version with a reference the caller must
+// Release, or ErrNoVersion.
+func (s *Store) Acquire() (*Version, error) {
+	for {
+		v := s.current.Load()
+		if v == nil {
+			return nil, ErrNoVersion
+		}
+		if v.tryRef() {
+			return v, nil
+		}
+		// v was swapped out and closed between Load and tryRef; retry.
+	}
+}
+
+// Close releases the served version.
+func (s *Store) Close() error {
+	if v := s.current.Swap(nil); v != nil {
+		v.Release()
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it
+// and renames it over path.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err = f.Write(data); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// cleanStaging removes staging folders that no live builder holds locked:
+// what an interrupted ingest left behind.
+func (s *Store) cleanStaging() {
+	root := filepath.Join(s.dir, stagingDir)
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		p := filepath.Join(root, e.Name())
+		if !e.IsDir() {
+			os.Remove(p)
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(p, lockFile), os.O_RDWR, 0)
+		if err != nil {
+			os.RemoveAll(p)
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(p)
+		}
+		f.Close()
+	}
+}

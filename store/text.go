@@ -1,0 +1,158 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Layout is the limit-independent place table of a text that ingest
+// computes once: the code-point offsets of every line start and of the
+// base places (line starts outside fenced code).
+type Layout struct {
+	Total      int
+	LineStarts []uint32
+	Bases      []uint32
+}
+
+const (
+	layoutMagic     = "TZL1"
+	checkpointEvery = 64
+	headerSize      = 4 + 4*5 + sha256.Size
+)
+
+// encodeLayout serialises a text's layout with its stamp and code-point
+// checkpoints, so that a read at any offset costs the same as at 0.
+func encodeLayout(text string, l Layout) ([]byte, error) {
+	if len(text) > 1<<32-1 {
+		return nil, fmt.Errorf("text of %d bytes is over the 4 GiB bound", len(text))
+	}
+	var checks []uint32
+	n := 0
+	for i := range text {
+		if n%checkpointEvery == 0 {
+			checks = append(checks, uint32(i))
+		}
+		n++
+	}
+	if n != l.Total {
+		return nil, fmt.Errorf("layout total %d does not match the text's %d code points", l.Total, n)
+	}
+	sum := sha256.Sum256([]byte(text))
+	buf := make([]byte, 0, headerSize+4*(len(l.LineStarts)+len(l.Bases)+len(checks)))
+	buf = append(buf, layoutMagic...)
+	for _, v := range []int{l.Total, len(l.LineStarts), len(l.Bases), checkpointEvery, len(checks)} {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
+	}
+	buf = append(buf, sum[:]...)
+	for _, arr := range [][]uint32{l.LineStarts, l.Bases, checks} {
+		for _, v := range arr {
+			buf = binary.LittleEndian.AppendUint32(buf, v)
+		}
+	}
+	return buf, nil
+}
+
+// Text is one stored text: its bytes and its place table, both read in
+// place from the version's memory-mapped file, so nothing is decoded per
+// read. It satisfies the chunker's layout interface.
+type Text struct {
+	raw    []byte
+	total  int
+	lines  []byte
+	bases  []byte
+	checks []byte
+	every  int
+	stamp  [sha256.Size]byte
+}
+
+func decodeText(raw, layout []byte) (*Text, error) {
+	if len(layout) < headerSize || string(layout[:4]) != layoutMagic {
+		return nil, errors.New("corrupt text layout")
+	}
+	u := func(i int) int { return int(binary.LittleEndian.Uint32(layout[4+4*i:])) }
+	t := &Text{raw: raw, total: u(0), every: u(3)}
+	nl, nb, nc := u(1), u(2), u(4)
+	copy(t.stamp[:], layout[24:24+sha256.Size])
+	rest := layout[headerSize:]
+	if len(rest) != 4*(nl+nb+nc) || t.every <= 0 {
+		return nil, errors.New("corrupt text layout")
+	}
+	t.lines, rest = rest[:4*nl], rest[4*nl:]
+	t.bases, t.checks = rest[:4*nb], rest[4*nb:]
+	return t, nil
+}
+
+// Total returns the text's length in code points.
+func (t *Text) Total() int { return t.total }
+
+// Stamp returns the SHA-256 of the whole text in lower-case hex.
+func (t *Text) Stamp() string { return hex.EncodeToString(t.stamp[:]) }
+
+// Bytes returns the whole text's bytes; the caller must not modify them.
+func (t *Text) Bytes() []byte { return t.raw }
+
+func at(tab []byte, i int) int { return int(binary.LittleEndian.Uint32(tab[4*i:])) }
+
+// lastAtOrBefore returns the index of the last entry <= x, or -1.
+func lastAtOrBefore(tab []byte, x int) int {
+	lo, hi := 0, len(tab)/4 // first index with value > x lies in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if at(tab, m) <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+// LastBaseAtOrBefore returns the largest base place <= x.
+func (t *Text) LastBaseAtOrBefore(x int) int {
+	if i := lastAtOrBefore(t.bases, x); i >= 0 {
+		return at(t.bases, i)
+	}
+	return 0
+}
+
+// NextBaseAfter returns the smallest base place > x, or the total.
+func (t *Text) NextBaseAfter(x int) int {
+	i := lastAtOrBefore(t.bases, x) + 1
+	if i < len(t.bases)/4 {
+		return at(t.bases, i)
+	}
+	return t.total
+}
+
+// LastLineStartIn returns the largest line start s with lo < s <= hi.
+func (t *Text) LastLineStartIn(lo, hi int) (int, bool) {
+	i := lastAtOrBefore(t.lines, hi)
+	if i < 0 {
+		return 0, false
+	}
+	s := at(t.lines, i)
+	return s, s > lo
+}
+
+// byteOffset maps a code-point offset to a byte offset.
+func (t *Text) byteOffset(cp int) int {
+	if cp >= t.total {
+		return len(t.raw)
+	}
+	k := cp / t.every
+	b := at(t.checks, k)
+	for n := cp - k*t.every; n > 0; n-- {
+		_, sz := utf8.DecodeRune(t.raw[b:])
+		b += sz
+	}
+	return b
+}
+
+// Slice returns the code points [begin, end) as a new string.
+func (t *Text) Slice(begin, end int) string {
+	return string(t.raw[t.byteOffset(begin):t.byteOffset(end)])
+}

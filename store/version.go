@@ -1,0 +1,177 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/turnzerocloud/tzctx"
+)
+
+// Version is one opened, immutable version. Its bbolt file is opened read
+// only with one read transaction held for the version's life, so the bytes
+// of every text are read in place from the memory map.
+type Version struct {
+	meta  Meta
+	db    *bolt.DB
+	tx    *bolt.Tx
+	idx   bleve.Index
+	refs  atomic.Int64
+	trees map[string]*Tree
+
+	ordOnce sync.Once
+	ordErr  error
+	reader  index.IndexReader
+	ordOf   map[uint64]uint32 // bleve internal doc number -> page ordinal
+}
+
+// Tree is one tree of a version: its manifest as ingest recorded it.
+type Tree struct {
+	Name  string
+	Title string
+	Pages []tzctx.Page
+	// First is the ordinal of the tree's first page across the version.
+	First int
+
+	bucket  *bolt.Bucket
+	byRoute map[string]int
+}
+
+func openVersion(dir string) (*Version, error) {
+	db, err := bolt.Open(filepath.Join(dir, dbFile), 0o444, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	v := &Version{db: db, trees: map[string]*Tree{}}
+	v.refs.Store(1)
+	if v.tx, err = db.Begin(false); err != nil {
+		db.Close()
+		return nil, err
+	}
+	fail := func(err error) (*Version, error) {
+		v.close()
+		return nil, err
+	}
+	mb := v.tx.Bucket(bucketMeta)
+	if mb == nil {
+		return fail(fmt.Errorf("version file has no metadata"))
+	}
+	if err := json.Unmarshal(mb.Get(keyMeta), &v.meta); err != nil {
+		return fail(fmt.Errorf("version metadata: %w", err))
+	}
+	ord := 0
+	for _, name := range tzctx.Trees {
+		b := v.tx.Bucket([]byte(name))
+		if b == nil {
+			continue
+		}
+		var m treeManifest
+		if err := json.Unmarshal(b.Get(keyManifest), &m); err != nil {
+			return fail(fmt.Errorf("manifest of tree %s: %w", name, err))
+		}
+		t := &Tree{Name: name, Title: m.Title, Pages: m.Pages, First: ord, bucket: b, byRoute: make(map[string]int, len(m.Pages))}
+		for i, p := range m.Pages {
+			t.byRoute[p.Route] = i
+		}
+		ord += len(m.Pages)
+		v.trees[name] = t
+	}
+	if v.idx, err = bleve.OpenUsing(filepath.Join(dir, indexDir), map[string]any{"read_only": true}); err != nil {
+		return fail(fmt.Errorf("open search index: %w", err))
+	}
+	return v, nil
+}
+
+// Meta returns the version's metadata.
+func (v *Version) Meta() Meta { return v.meta }
+
+// Name returns the version's name.
+func (v *Version) Name() string { return v.meta.Name }
+
+// Tree returns the named tree, or nil where the version lacks it.
+func (v *Version) Tree(name string) *Tree { return v.trees[name] }
+
+// PageIndex returns the manifest position of the page with the given
+// route, or -1.
+func (t *Tree) PageIndex(route string) int {
+	if i, ok := t.byRoute[route]; ok {
+		return i
+	}
+	return -1
+}
+
+// Text returns the stored text under key ("index", "full", "outline" or a
+// page route), or nil where the version lacks it.
+func (t *Tree) Text(key string) (*Text, error) {
+	tb, lb := t.bucket.Bucket(bucketText), t.bucket.Bucket(bucketLayout)
+	if tb == nil || lb == nil {
+		return nil, nil
+	}
+	raw, lay := tb.Get([]byte(key)), lb.Get([]byte(key))
+	if raw == nil || lay == nil {
+		return nil, nil
+	}
+	return decodeText(raw, lay)
+}
+
+// Lower returns the lower-cased copy of the page with the given route, or
+// nil.
+func (t *Tree) Lower(route string) []byte {
+	if b := t.bucket.Bucket(bucketLower); b != nil {
+		return b.Get([]byte(route))
+	}
+	return nil
+}
+
+// Headings returns the headings of the page with the given route.
+func (t *Tree) Headings(route string) ([]tzctx.Heading, error) {
+	b := t.bucket.Bucket(bucketHeadings)
+	if b == nil {
+		return nil, nil
+	}
+	raw := b.Get([]byte(route))
+	if raw == nil {
+		return nil, nil
+	}
+	var hs []tzctx.Heading
+	err := json.Unmarshal(raw, &hs)
+	return hs, err
+}
+
+func (v *Version) tryRef() bool {
+	for {
+		n := v.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if v.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// Release drops a reference; the last one closes the version.
+func (v *Version) Release() {
+	if v.refs.Add(-1) == 0 {
+		v.close()
+	}
+}
+
+func (v *Version) close() {
+	if v.reader != nil {
+		v.reader.Close()
+	}
+	if v.idx != nil {
+		v.idx.Close()
+	}
+	if v.tx != nil {
+		_ = v.tx.Rollback()
+	}
+	v.db.Close()
+}

@@ -1,0 +1,169 @@
+// Package tzctx holds the domain vocabulary of the served-context plane of
+// Turn Zero Cloud: tree names, the error vocabulary of the contract, the
+// caller's identity carried in a request context, and the records the
+// dispatcher emits. It imports nothing of the project, so every other
+// package may depend on it.
+package tzctx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Trees lists the documentation trees the plane serves, in tree order.
+var Trees = []string{"cloud", "blueprint", "tzdocs"}
+
+// IsTree reports whether name is one of the three tree names.
+func IsTree(name string) bool {
+	for _, t := range Trees {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TreeOrder returns the position of a tree in tree order, or -1.
+func TreeOrder(name string) int {
+	for i, t := range Trees {
+		if t == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Code is one of the contract's error codes.
+type Code string
+
+// The contract's error codes (readings A-38).
+const (
+	InvalidRequest     Code = "invalid_request"
+	ContextNotFound    Code = "context_not_found"
+	ContextChanged     Code = "context_changed"
+	ContextUnavailable Code = "context_unavailable"
+	Internal           Code = "internal"
+)
+
+// HTTPStatus maps an error code to its HTTP status; it is the one place
+// where that mapping lives.
+func HTTPStatus(c Code) int {
+	switch c {
+	case InvalidRequest:
+		return http.StatusBadRequest
+	case ContextNotFound:
+		return http.StatusNotFound
+	case ContextChanged:
+		return http.StatusConflict
+	case ContextUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is a refusal in the contract's vocabulary. Detail is a sentence
+// safe to show the caller: it never holds a query's words (A-27).
+type Error struct {
+	Code   Code
+	Detail string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Detail }
+
+// Errorf returns an *Error with a formatted detail.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the contract code of err: the code of an *Error in its
+// chain, or Internal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// Identity is the caller as the dispatcher resolved it. The zero value is
+// the anonymous caller.
+type Identity struct {
+	// Subject names the credential; empty for anonymous callers.
+	Subject string
+	// Application names the calling application, where known.
+	Application string
+	// Profiles are the product profiles the caller's account holds.
+	Profiles []string
+}
+
+// Anonymous reports whether the identity carries no credential.
+func (i Identity) Anonymous() bool { return i.Subject == "" }
+
+// HasProfile reports whether the identity holds the named product profile.
+func (i Identity) HasProfile(p string) bool {
+	for _, q := range i.Profiles {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+type identityKey struct{}
+
+// WithIdentity returns a context carrying the caller's identity.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the identity a context carries, or the anonymous one.
+func IdentityFrom(ctx context.Context) Identity {
+	id, _ := ctx.Value(identityKey{}).(Identity)
+	return id
+}
+
+// Page is one page of a tree as ingest recorded it.
+type Page struct {
+	// Path is the page path the manifest lists, such as "guides/errors".
+	Path string `json:"path"`
+	// Route is the page's route, such as "/cloud/guides/errors/".
+	Route string `json:"route"`
+	// Title is the front matter title, else one derived from the path.
+	Title string `json:"title"`
+	// Description is the front matter description, possibly empty.
+	Description string `json:"description,omitempty"`
+}
+
+// Slug returns the route without its base path and without leading or
+// trailing slashes: "/cloud/guides/errors/" gives "guides/errors" (A-09).
+func (p Page) Slug(tree string) string {
+	s := p.Route[len("/"+tree):]
+	for len(s) > 0 && s[0] == '/' {
+		s = s[1:]
+	}
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Heading is one ATX heading of a page copy, outside fenced code.
+type Heading struct {
+	Depth  int    `json:"depth"`
+	Text   string `json:"text"`
+	Offset int    `json:"offset"`
+}
+
+// RouteOf returns the route of page path p in tree: "index" is the home
+// route "/<tree>/", "x/index" is "/<tree>/x/", anything else "/<tree>/p/".
+func RouteOf(tree, p string) string {
+	switch {
+	case p == "index":
+		return "/" + tree + "/"
+	case len(p) > len("/index") && p[len(p)-len("/index"):] == "/index":
+		return "/" + tree + "/" + p[:len(p)-len("/index")] + "/"
+	}
+	return "/" + tree + "/" + p + "/"
+}
