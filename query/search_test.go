@@ -24,7 +24,7 @@ func testLimits() Limits {
 }
 
 func TestSearchMatchesOracleOnSampleSite(t *testing.T) {
-	differential(t, testkit.SampleStore(t), 1000)
+	differential(t, sampleStore, 1000)
 }
 
 func TestSearchMatchesOracleOnCorpora(t *testing.T) {
