@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/store"
 )
 
 type contextT = context.Context
@@ -28,4 +31,19 @@ func storedText(t *testing.T, tree, key string) string {
 		t.Fatalf("no stored text %s %s: %v", tree, key, err)
 	}
 	return txt.Slice(0, txt.Total())
+}
+
+// recorders sends each record to several recorders.
+type recorders []dispatch.Recorder
+
+func (rs recorders) Record(ctx context.Context, r dispatch.Record) {
+	for _, x := range rs {
+		x.Record(ctx, r)
+	}
+}
+
+func testkitSite(t *testing.T) string { return testkit.SampleSite(t) }
+
+func ingestSite(t *testing.T, trees ...ingest.TreeSource) *store.Store {
+	return testkit.Ingest(t, trees...)
 }
