@@ -46,7 +46,14 @@ func write(ctx context.Context, b *store.Builder, trees []*loadedTree, progress 
 			if err := b.PutPageSearch(t.name, p.Route, lower, p.headings); err != nil {
 				return err
 			}
-			if err := b.IndexPage(ord, grams.Of(strings.ToLower(p.Title)+"\n"+lower)); err != nil {
+			lowerTitle := strings.ToLower(p.Title)
+			var hs strings.Builder
+			for _, h := range p.headings {
+				hs.WriteString(strings.ToLower(h.Text))
+				hs.WriteByte('\n')
+			}
+			pg := store.PageGrams{All: grams.Of(lowerTitle + "\n" + lower), Title: grams.Of(lowerTitle), Headings: grams.Of(hs.String())}
+			if err := b.IndexPage(ord, pg); err != nil {
 				return err
 			}
 			ord++

@@ -2,12 +2,12 @@ package query
 
 import (
 	"bytes"
+	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"math/bits"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -221,11 +221,14 @@ func firstLine(t *store.Tree, route string, words []string) string {
 func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tree, words []string) ([]hit, error) {
 	n := v.PageCount()
 	size := (n + 63) / 64
-	// The distinct words, each with its multiplicity and candidate set.
+	// The distinct words, each with its multiplicity and candidate sets:
+	// pages whose n-grams hold all of the word's, in the whole page, in the
+	// title and in the headings. Each is a superset of the pages holding
+	// the word there.
 	type wordSet struct {
-		w     string
-		times int
-		cand  []uint64
+		w                 string
+		times             int
+		cand, title, head []uint64
 	}
 	var ws []*wordSet
 	byWord := map[string]*wordSet{}
@@ -245,28 +248,35 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 			mask[o>>6] |= 1 << (o & 63)
 		}
 	}
-	any := make([]uint64, size)
 	tmp := make([]uint64, size)
-	for _, s := range ws {
-		s.cand = nil
-		for _, g := range grams.Lookup(s.w) {
-			clear(tmp)
-			if err := v.Postings(ctx, g, tmp); err != nil {
-				return nil, err
-			}
-			if s.cand == nil {
-				s.cand = append([]uint64(nil), tmp...)
-				for i := range s.cand {
-					s.cand[i] &= mask[i]
-				}
-			} else {
-				for i := range s.cand {
-					s.cand[i] &= tmp[i]
-				}
-			}
-			if isEmpty(s.cand) {
+	// and returns the pages of within whose field holds every n-gram of w.
+	and := func(field, w string, within []uint64) ([]uint64, error) {
+		out := append([]uint64(nil), within...)
+		for _, g := range grams.Lookup(w) {
+			if isEmpty(out) {
 				break
 			}
+			clear(tmp)
+			if err := v.Postings(ctx, field, g, tmp); err != nil {
+				return nil, err
+			}
+			for i := range out {
+				out[i] &= tmp[i]
+			}
+		}
+		return out, nil
+	}
+	any := make([]uint64, size)
+	for _, s := range ws {
+		var err error
+		if s.cand, err = and(store.FieldAll, s.w, mask); err != nil {
+			return nil, err
+		}
+		if s.title, err = and(store.FieldTitle, s.w, s.cand); err != nil {
+			return nil, err
+		}
+		if s.head, err = and(store.FieldHeadings, s.w, s.cand); err != nil {
+			return nil, err
 		}
 		for i := range any {
 			any[i] |= s.cand[i]
@@ -276,77 +286,107 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 	if err != nil {
 		return nil, err
 	}
-	// Title and heading terms are exact and cheap; the body term is
-	// bounded by candidacy until the body is read.
-	type cand struct {
-		ord, th, bound int
-	}
-	var cs []cand
+	// Lazy refinement: every candidate starts with the bound its candidacy
+	// gives (3 per word it may hold in its title, 2 in a heading, 1 in the
+	// page); the best entry by (bound, ordinal) is refined to
+	// its title-and-heading bound, then to its exact score. An entry popped
+	// with its exact score outranks every other entry's bound, so it is
+	// the next hit. Bodies are read only for pages that can still enter
+	// the top.
+	h := make(refineHeap, 0, 64)
 	for i, word := range any {
 		for word != 0 {
 			o := i*64 + bits.TrailingZeros64(word)
 			word &= word - 1
-			c := cand{ord: o}
+			b := 0
 			for _, s := range ws {
-				if s.cand[o>>6]&(1<<(o&63)) == 0 {
-					continue
+				bit := uint64(1) << (o & 63)
+				if s.cand[o>>6]&bit != 0 {
+					b += s.times
+					if s.title[o>>6]&bit != 0 {
+						b += 3 * s.times
+					}
+					if s.head[o>>6]&bit != 0 {
+						b += 2 * s.times
+					}
 				}
-				if strings.Contains(sp.title[o], s.w) {
-					c.th += 3 * s.times
-				}
-				if strings.Contains(sp.headings[o], s.w) {
-					c.th += 2 * s.times
-				}
-				c.bound += s.times
 			}
-			c.bound += c.th
-			cs = append(cs, c)
+			h = append(h, refine{ord: o, bound: b})
 		}
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].bound != cs[j].bound {
-			return cs[i].bound > cs[j].bound
-		}
-		return cs[i].ord < cs[j].ord
-	})
+	heap.Init(&h)
 	k := r.cfg.Limits.SearchMatchLimit
-	var top []hit // sorted best first
-	for _, c := range cs {
-		if len(top) == k {
-			last := top[k-1]
-			if c.bound < last.score || (c.bound == last.score && c.ord > last.ord) {
-				break
+	var top []hit
+	for len(top) < k && len(h) > 0 {
+		e := &h[0]
+		switch e.stage {
+		case 0:
+			th, bodyBound := 0, 0
+			bit := uint64(1) << (e.ord & 63)
+			for _, s := range ws {
+				if s.cand[e.ord>>6]&bit == 0 {
+					continue
+				}
+				if s.title[e.ord>>6]&bit != 0 && strings.Contains(sp.title[e.ord], s.w) {
+					th += 3 * s.times
+				}
+				if s.head[e.ord>>6]&bit != 0 && strings.Contains(sp.headings[e.ord], s.w) {
+					th += 2 * s.times
+				}
+				bodyBound += s.times
 			}
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		score := c.th
-		t := sp.tree[c.ord]
-		body := t.Lower(t.Pages[sp.index[c.ord]].Route)
-		for _, s := range ws {
-			if s.cand[c.ord>>6]&(1<<(c.ord&63)) != 0 && bytes.Contains(body, []byte(s.w)) {
-				score += s.times
+			e.th, e.bound, e.stage = th, th+bodyBound, 1
+			heap.Fix(&h, 0)
+		case 1:
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
-		}
-		if score == 0 {
-			continue
-		}
-		h := hit{ord: c.ord, score: score}
-		i := sort.Search(len(top), func(i int) bool {
-			return top[i].score < h.score || (top[i].score == h.score && top[i].ord > h.ord)
-		})
-		if i >= k {
-			continue
-		}
-		top = append(top, hit{})
-		copy(top[i+1:], top[i:])
-		top[i] = h
-		if len(top) > k {
-			top = top[:k]
+			score := e.th
+			t := sp.tree[e.ord]
+			body := t.Lower(t.Pages[sp.index[e.ord]].Route)
+			for _, s := range ws {
+				if s.cand[e.ord>>6]&(1<<(e.ord&63)) != 0 && bytes.Contains(body, []byte(s.w)) {
+					score += s.times
+				}
+			}
+			if score == 0 {
+				heap.Pop(&h)
+				continue
+			}
+			e.bound, e.stage = score, 2
+			heap.Fix(&h, 0)
+		default:
+			top = append(top, hit{ord: e.ord, score: e.bound})
+			heap.Pop(&h)
 		}
 	}
 	return top, nil
+}
+
+// refine is one candidate page under lazy refinement: stage 0 holds the
+// candidacy bound, stage 1 the title-and-heading bound, stage 2 the
+// exact score.
+type refine struct {
+	ord, bound, th, stage int
+}
+
+// refineHeap orders candidates by bound, highest first, then ordinal.
+type refineHeap []refine
+
+func (h refineHeap) Len() int { return len(h) }
+func (h refineHeap) Less(i, j int) bool {
+	if h[i].bound != h[j].bound {
+		return h[i].bound > h[j].bound
+	}
+	return h[i].ord < h[j].ord
+}
+func (h refineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *refineHeap) Push(x any)   { *h = append(*h, x.(refine)) }
+func (h *refineHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func isEmpty(s []uint64) bool {

@@ -154,12 +154,18 @@ func (b *Builder) PutPageSearch(tree, route, lower string, headings []tzctx.Head
 	return b.put(tree, bucketHeadings, []byte(route), hs)
 }
 
+// PageGrams are the distinct n-grams of one page, each list joined by
+// single spaces: of the whole page (title and copy), of its title alone
+// and of its headings alone.
+type PageGrams struct {
+	All, Title, Headings string
+}
+
 // IndexPage adds page number ord of the version (its place across all
-// trees in tree and manifest order) to the n-gram index; grams is a
-// whitespace-separated list of the page's distinct n-grams.
-func (b *Builder) IndexPage(ord int, grams string) error {
+// trees in tree and manifest order) to the n-gram index.
+func (b *Builder) IndexPage(ord int, g PageGrams) error {
 	b.indexed++
-	return b.index.Index(strconv.Itoa(ord), map[string]any{gramField: grams})
+	return b.index.Index(strconv.Itoa(ord), map[string]any{FieldAll: g.All, FieldTitle: g.Title, FieldHeadings: g.Headings})
 }
 
 // Commit finishes the version under meta.Name and renames it into place.

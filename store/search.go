@@ -13,8 +13,14 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
+// The n-gram fields of the index.
 const (
-	gramField     = "g"
+	FieldAll      = "g" // title and copy
+	FieldTitle    = "t"
+	FieldHeadings = "h"
+)
+
+const (
 	gramAnalyzer  = "tzctx_grams"
 	gramTokenizer = "tzctx_space"
 )
@@ -69,7 +75,9 @@ func gramMapping() mapping.IndexMapping {
 	f.DocValues = false
 	f.SkipFreqNorm = true
 	doc := mapping.NewDocumentStaticMapping()
-	doc.AddFieldMappingsAt(gramField, f)
+	doc.AddFieldMappingsAt(FieldAll, f)
+	doc.AddFieldMappingsAt(FieldTitle, f)
+	doc.AddFieldMappingsAt(FieldHeadings, f)
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = gramAnalyzer
 	m.StoreDynamic = false
@@ -104,7 +112,6 @@ func (v *Version) ordinals() error {
 			return
 		}
 		defer all.Close()
-		v.ordOf = make(map[uint64]uint32, v.PageCount())
 		for {
 			id, err := all.Next()
 			if err != nil {
@@ -124,20 +131,79 @@ func (v *Version) ordinals() error {
 				v.ordErr = fmt.Errorf("search index holds unknown document %q", ext)
 				return
 			}
-			v.ordOf[id.Value()] = uint32(ord)
+			num := id.Value()
+			if num > uint64(4*v.PageCount()+1024) {
+				v.ordErr = fmt.Errorf("search index document number %d is out of range", num)
+				return
+			}
+			for uint64(len(v.ordOf)) <= num {
+				v.ordOf = append(v.ordOf, -1)
+			}
+			v.ordOf[num] = int32(ord)
 		}
 	})
 	return v.ordErr
 }
 
+// frequentShare is the share of pages an n-gram must be held by for its
+// bit set to be kept in memory: the posting lists that cost most to walk.
+const frequentShare = 16
+
+// frequentGrams reads the bit sets of the frequent n-grams of every field.
+func (v *Version) frequentGrams(ctx context.Context) {
+	v.freqOnce.Do(func() {
+		v.frequent = map[string][]uint64{}
+		n := v.PageCount()
+		min := uint64(n/frequentShare + 1)
+		size := (n + 63) / 64
+		for _, field := range []string{FieldAll, FieldTitle, FieldHeadings} {
+			d, err := v.reader.FieldDict(field)
+			if err != nil {
+				return
+			}
+			var terms []string
+			for {
+				e, err := d.Next()
+				if err != nil || e == nil {
+					break
+				}
+				if e.Count >= min {
+					terms = append(terms, e.Term)
+				}
+			}
+			d.Close()
+			for _, term := range terms {
+				set := make([]uint64, size)
+				if err := v.walkPostings(ctx, field, term, set); err != nil {
+					v.frequent = map[string][]uint64{}
+					return
+				}
+				v.frequent[field+"\x00"+term] = set
+			}
+		}
+	})
+}
+
 // Postings sets, in the bit set set (one bit per page ordinal), the bit of
-// every page whose n-grams include gram. It reads the index's posting list
-// directly, with no scoring.
-func (v *Version) Postings(ctx context.Context, gram string, set []uint64) error {
+// every page whose n-grams in field include gram. It reads the index's
+// posting list directly, with no scoring.
+func (v *Version) Postings(ctx context.Context, field, gram string, set []uint64) error {
 	if err := v.ordinals(); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	r, err := v.reader.TermFieldReader(ctx, []byte(gram), gramField, false, false, false)
+	v.frequentGrams(ctx)
+	if f, ok := v.frequent[field+"\x00"+gram]; ok {
+		for i, w := range f {
+			set[i] |= w
+		}
+		return nil
+	}
+	return v.walkPostings(ctx, field, gram, set)
+}
+
+// walkPostings reads one posting list into set.
+func (v *Version) walkPostings(ctx context.Context, field, gram string, set []uint64) error {
+	r, err := v.reader.TermFieldReader(ctx, []byte(gram), field, false, false, false)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
@@ -151,7 +217,8 @@ func (v *Version) Postings(ctx context.Context, gram string, set []uint64) error
 		if got == nil {
 			return nil
 		}
-		if ord, ok := v.ordOf[got.ID.Value()]; ok {
+		if num := got.ID.Value(); num < uint64(len(v.ordOf)) && v.ordOf[num] >= 0 {
+			ord := uint32(v.ordOf[num])
 			set[ord>>6] |= 1 << (ord & 63)
 		}
 	}

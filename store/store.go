@@ -6,6 +6,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,6 +229,16 @@ func (s *Store) Refresh() (bool, error) {
 	old := s.current.Swap(v)
 	if old != nil {
 		old.Release()
+	}
+	// Read the frequent n-grams' bit sets now rather than on the first
+	// search; the reference keeps the version open meanwhile.
+	if v.tryRef() {
+		go func() {
+			defer v.Release()
+			if v.ordinals() == nil {
+				v.frequentGrams(context.Background())
+			}
+		}()
 	}
 	return true, nil
 }

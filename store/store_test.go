@@ -27,7 +27,7 @@ func build(t *testing.T, s *Store, name, copyText string) {
 	if err := b.PutText("cloud", "/cloud/", copyText, lay); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.IndexPage(0, "a ab abc"); err != nil {
+	if err := b.IndexPage(0, PageGrams{All: "a ab abc"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Commit(Meta{Name: name, Created: time.Now(), Digest: name, Pages: 1}); err != nil {
@@ -179,7 +179,7 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 	}
 	b.PutTree("cloud", "Cloud", []tzctx.Page{{Path: "index", Route: "/cloud/", Title: "Home"}})
 	b.PutText("cloud", "/cloud/", "x", Layout{Total: 1, LineStarts: []uint32{0}, Bases: []uint32{0}})
-	b.IndexPage(0, "ab \ufffd\ufffd x\ufffdy now ow, μ 𝄞 a")
+	b.IndexPage(0, PageGrams{All: "ab \ufffd\ufffd x\ufffdy now ow, μ 𝄞 a", Title: "ab"})
 	if err := b.Commit(Meta{Name: "v", Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +189,19 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 	defer v.Release()
 	for _, g := range []string{"ab", "\ufffd\ufffd", "x\ufffdy", "now", "ow,", "μ", "𝄞", "a"} {
 		set := make([]uint64, 1)
-		if err := v.Postings(t.Context(), g, set); err != nil || set[0] != 1 {
+		if err := v.Postings(t.Context(), FieldAll, g, set); err != nil || set[0] != 1 {
 			t.Errorf("gram %q: set %b, %v", g, set[0], err)
 		}
 	}
 	set := make([]uint64, 1)
-	if v.Postings(t.Context(), "zz", set); set[0] != 0 {
+	if v.Postings(t.Context(), FieldAll, "zz", set); set[0] != 0 {
 		t.Error("absent gram found")
+	}
+	if v.Postings(t.Context(), FieldTitle, "ab", set); set[0] != 1 {
+		t.Error("title gram not found")
+	}
+	set[0] = 0
+	if v.Postings(t.Context(), FieldHeadings, "ab", set); set[0] != 0 {
+		t.Error("title gram found among headings")
 	}
 }

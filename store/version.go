@@ -28,7 +28,13 @@ type Version struct {
 	ordOnce sync.Once
 	ordErr  error
 	reader  index.IndexReader
-	ordOf   map[uint64]uint32 // bleve internal doc number -> page ordinal
+	ordOf   []int32 // bleve internal doc number -> page ordinal, -1 for none
+
+	// frequent holds, for each n-gram that many pages hold, its page bit
+	// set, read from the index once per version. It is derived from the
+	// version's content alone, never from what callers asked.
+	freqOnce sync.Once
+	frequent map[string][]uint64 // field + "\x00" + gram
 }
 
 // Tree is one tree of a version: its manifest as ingest recorded it.
