@@ -72,7 +72,6 @@ type ContextRequest struct {
 type Reader struct {
 	cfg      Config
 	versions Versions
-	cache    searchCache
 }
 
 // NewReader returns a Reader over versions.

@@ -9,7 +9,6 @@ import (
 	"math/bits"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/grams"
@@ -64,21 +63,21 @@ type searchPages struct {
 	headings []string // lower-cased heading texts joined by "\n"
 }
 
-// searchCache keeps the search data of the versions served lately; a
-// version never changes, so its data never goes stale. It is keyed by
-// version name alone, never by words.
-type searchCache struct {
-	mu   sync.Mutex
-	data map[string]*searchPages
-	keep []string
+// searchPagesKey is the Memo key of a version's searchPages.
+type searchPagesKey struct{}
+
+// pagesOf returns the search data of v, read once per version: a version
+// never changes, so its data never goes stale, and it goes with the
+// version. Nothing here is keyed by a caller's words.
+func pagesOf(v *store.Version) (*searchPages, error) {
+	d, err := v.Memo(searchPagesKey{}, func() (any, error) { return loadSearchPages(v) })
+	if err != nil {
+		return nil, err
+	}
+	return d.(*searchPages), nil
 }
 
-func (c *searchCache) get(v *store.Version) (*searchPages, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d, ok := c.data[v.Name()]; ok {
-		return d, nil
-	}
+func loadSearchPages(v *store.Version) (*searchPages, error) {
 	n := v.PageCount()
 	d := &searchPages{tree: make([]*store.Tree, n), index: make([]int, n), title: make([]string, n), headings: make([]string, n)}
 	for _, name := range tzctx.Trees {
@@ -101,15 +100,6 @@ func (c *searchCache) get(v *store.Version) (*searchPages, error) {
 			}
 			d.headings[o] = b.String()
 		}
-	}
-	if c.data == nil {
-		c.data = map[string]*searchPages{}
-	}
-	c.data[v.Name()] = d
-	c.keep = append(c.keep, v.Name())
-	if len(c.keep) > 2 {
-		delete(c.data, c.keep[0])
-		c.keep = c.keep[1:]
 	}
 	return d, nil
 }
@@ -166,7 +156,7 @@ func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*stor
 	if err != nil {
 		return "", err
 	}
-	sp, err := r.cache.get(v)
+	sp, err := pagesOf(v)
 	if err != nil {
 		return "", err
 	}
@@ -282,7 +272,7 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 			any[i] |= s.cand[i]
 		}
 	}
-	sp, err := r.cache.get(v)
+	sp, err := pagesOf(v)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,9 @@ func (s *Store) NewBuilder() (*Builder, error) {
 		b.db, err = bolt.Open(filepath.Join(dir, dbFile), 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
 	}
 	if err == nil {
-		b.index, err = bleve.NewBuilder(filepath.Join(dir, indexDir), gramMapping(), map[string]any{"batchSize": 1000})
+		// The builder's work files go in the staging folder too, so an
+		// interrupted build leaves nothing outside the data directory.
+		b.index, err = bleve.NewBuilder(filepath.Join(dir, indexDir), gramMapping(), map[string]any{"batchSize": 1000, "buildPathPrefix": dir})
 	}
 	if err != nil {
 		b.Abort()
@@ -222,11 +224,13 @@ func (b *Builder) Commit(meta Meta) error {
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
 			return err
 		}
-		os.Remove(filepath.Join(b.dir, lockFile))
+		// The lock is held through the rename, so no other builder's
+		// clean-up can take the folder for a leftover.
 		if err := os.Rename(b.dir, final); err != nil {
 			return err
 		}
 		syncDir(filepath.Dir(final))
+		os.Remove(filepath.Join(final, lockFile))
 		return nil
 	}()
 	if err != nil {
@@ -250,11 +254,9 @@ func (b *Builder) Abort() {
 	if b.db != nil {
 		b.db.Close()
 	}
-	// bleve's builder cannot close without documents; its files go with
-	// the folder either way.
-	if b.index != nil && b.indexed > 0 {
-		b.index.Close()
-	}
+	// The bleve builder is not closed: closing it would build the whole
+	// index first. Its work files live in the staging folder and go with
+	// it.
 	os.RemoveAll(b.dir)
 	if b.lock != nil {
 		b.lock.Close()

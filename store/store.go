@@ -74,6 +74,16 @@ type Store struct {
 	current atomic.Pointer[Version]
 }
 
+// OpenExisting opens the data directory dir, which must exist: for
+// commands that read or change versions, so that a mistyped directory is
+// reported rather than created.
+func OpenExisting(dir string) (*Store, error) {
+	if fi, err := os.Stat(filepath.Join(dir, versionsDir)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a data directory (it has no %s folder); give --data, or set TZCTX_DATA, to the directory ingest wrote", dir, versionsDir)
+	}
+	return Open(dir)
+}
+
 // Open opens (creating where needed) the data directory dir. It opens no
 // version; call Refresh to load the active one.
 func Open(dir string) (*Store, error) {
@@ -218,9 +228,17 @@ func (s *Store) Refresh() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cur := s.current.Load()
-	if name == "" || (cur != nil && cur.meta.Name == name) {
+	if name == "" {
 		return false, nil
+	}
+	// A name can be reused (delete, then ingest other content under it),
+	// so a version is the same only if its metadata is.
+	cur := s.current.Load()
+	if cur != nil && cur.meta.Name == name {
+		m, err := readMeta(s.versionDir(name))
+		if err == nil && m.Digest == cur.meta.Digest && m.Created.Equal(cur.meta.Created) {
+			return false, nil
+		}
 	}
 	v, err := openVersion(s.versionDir(name))
 	if err != nil {
@@ -311,7 +329,11 @@ func (s *Store) cleanStaging() {
 		}
 		f, err := os.OpenFile(filepath.Join(p, lockFile), os.O_RDWR, 0)
 		if err != nil {
-			os.RemoveAll(p)
+			// A builder creates its folder, then its lock: give a folder
+			// without a lock a minute before it counts as left behind.
+			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+				os.RemoveAll(p)
+			}
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {

@@ -30,7 +30,7 @@ func build(t *testing.T, s *Store, name, copyText string) {
 	if err := b.IndexPage(0, PageGrams{All: "a ab abc"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(Meta{Name: name, Created: time.Now(), Digest: name, Pages: 1}); err != nil {
+	if err := b.Commit(Meta{Name: name, Created: time.Now(), Digest: name + ":" + copyText, Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -203,5 +203,38 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 	set[0] = 0
 	if v.Postings(t.Context(), FieldHeadings, "ab", set); set[0] != 0 {
 		t.Error("title gram found among headings")
+	}
+}
+
+// TestReusedNameIsANewVersion: a name deleted and ingested again with other
+// content is another version; the server must not keep the old one.
+func TestReusedNameIsANewVersion(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	build(t, s, "a", "first content")
+	build(t, s, "b", "other")
+	s.Activate("a")
+	if changed, _ := s.Refresh(); !changed {
+		t.Fatal("a not loaded")
+	}
+	// Between two checks: b activated, a deleted and ingested anew.
+	s.Activate("b")
+	if err := s.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	build(t, s, "a", "second content")
+	s.Activate("a")
+	if changed, err := s.Refresh(); !changed || err != nil {
+		t.Fatalf("refresh after reuse = %v, %v", changed, err)
+	}
+	v, _ := s.Acquire()
+	defer v.Release()
+	txt, _ := v.Tree("cloud").Text("/cloud/")
+	if got := txt.Slice(0, txt.Total()); got != "second content" {
+		t.Errorf("served %q after the name was reused", got)
+	}
+	// Same name, same content: nothing to reload.
+	if changed, _ := s.Refresh(); changed {
+		t.Error("an unchanged version was reloaded")
 	}
 }

@@ -35,6 +35,23 @@ type Version struct {
 	// version's content alone, never from what callers asked.
 	freqOnce sync.Once
 	frequent map[string][]uint64 // field + "\x00" + gram
+
+	memo sync.Map // key -> *memoEntry
+}
+
+type memoEntry struct {
+	once sync.Once
+	val  any
+	err  error
+}
+
+// Memo returns what f computes for key, computing it once per version: a
+// reader's derived data lives and dies with the version it derives from.
+func (v *Version) Memo(key any, f func() (any, error)) (any, error) {
+	e, _ := v.memo.LoadOrStore(key, &memoEntry{})
+	me := e.(*memoEntry)
+	me.once.Do(func() { me.val, me.err = f() })
+	return me.val, me.err
 }
 
 // Tree is one tree of a version: its manifest as ingest recorded it.

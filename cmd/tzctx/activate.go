@@ -14,7 +14,7 @@ func newActivateCmd(g *globals) *cobra.Command {
 		Short: "Make a stored version the served one; running servers switch without restart",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := store.Open(g.dataDir())
+			st, err := store.OpenExisting(g.dataDir())
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ func newDeleteCmd(g *globals) *cobra.Command {
 		Short: "Delete a stored version; the active one is refused",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := store.Open(g.dataDir())
+			st, err := store.OpenExisting(g.dataDir())
 			if err != nil {
 				return err
 			}

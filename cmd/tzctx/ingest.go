@@ -52,6 +52,9 @@ version is complete; --activate then makes it the served version.`,
 				}
 				srcs = append(srcs, ingest.TreeSource{Name: name, Dir: dir})
 			}
+			if maxBytes <= 0 {
+				return fmt.Errorf("--max-page-bytes %d: give a positive number of bytes", maxBytes)
+			}
 			if len(srcs) == 0 {
 				return fmt.Errorf("nothing to ingest: give a SITE folder or --tree NAME=DIR")
 			}

@@ -131,6 +131,11 @@ func newServeCmd(g *globals) *cobra.Command {
 // address once the server listens.
 func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string) error {
 	log := slog.Default()
+	// SIGHUP asks for an activation check; it is caught from the start, so
+	// it never kills a server that is still starting or stopping.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	st, err := store.Open(dataDir)
 	if err != nil {
 		return err
@@ -142,7 +147,6 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		return err
 	}
 	defer st.Close()
-	go watch(ctx, st, time.Duration(cfg.WatchInterval), log)
 
 	limits, err := plane.Limits()
 	if err != nil {
@@ -179,6 +183,17 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		WriteTimeout:      time.Duration(cfg.WriteTimeout),
 		IdleTimeout:       2 * time.Minute,
 	}
+	// The watcher stops before the store closes.
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log)
+	}()
+	defer func() {
+		stopWatch()
+		<-watched
+	}()
 	log.Info("serving", "addr", ln.Addr().String(), "data", dataDir)
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -237,13 +252,10 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 
 // watch picks up activations: it checks the pointer every interval and at
 // once on SIGHUP.
-func watch(ctx context.Context, st *store.Store, every time.Duration, log *slog.Logger) {
+func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan os.Signal, log *slog.Logger) {
 	if every <= 0 {
 		every = time.Second
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

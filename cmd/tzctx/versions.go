@@ -17,7 +17,7 @@ func newVersionsCmd(g *globals) *cobra.Command {
 		Short: "List stored versions; the active one is marked *",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := store.Open(g.dataDir())
+			st, err := store.OpenExisting(g.dataDir())
 			if err != nil {
 				return err
 			}

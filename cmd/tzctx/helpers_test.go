@@ -1,0 +1,382 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// TestMain silences the server's slog lines: serve, the dispatcher and the
+// access log all write to slog.Default().
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+// cliResult is what one in-process run of the command printed.
+type cliResult struct {
+	stdout, stderr string
+	err            error
+}
+
+// runCLI runs tzctx --data dataDir ARGS... in process through newRoot.
+func runCLI(t *testing.T, dataDir string, args ...string) cliResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot(&out, &errb)
+	root.SetArgs(append([]string{"--data", dataDir}, args...))
+	err := root.Execute()
+	return cliResult{stdout: out.String(), stderr: errb.String(), err: err}
+}
+
+// mustCLI runs the command and fails the test on an error.
+func mustCLI(t *testing.T, dataDir string, args ...string) cliResult {
+	t.Helper()
+	r := runCLI(t, dataDir, args...)
+	if r.err != nil {
+		t.Fatalf("tzctx %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.err, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// versionRow is one row of `tzctx versions`.
+type versionRow struct {
+	active bool
+	name   string
+	create time.Time
+	trees  string
+	pages  string
+	bytes  string
+}
+
+// parseVersions parses the table `tzctx versions` prints.
+func parseVersions(t *testing.T, out string) []versionRow {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "ACTIVE NAME CREATED TREES PAGES BYTES" {
+		t.Fatalf("versions header is not ACTIVE NAME CREATED TREES PAGES BYTES:\n%s", out)
+	}
+	var rows []versionRow
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		r := versionRow{}
+		if len(f) == 6 && f[0] == "*" {
+			r.active, f = true, f[1:]
+		}
+		if len(f) != 5 {
+			t.Fatalf("versions row %q: want [*] NAME CREATED TREES PAGES BYTES", l)
+		}
+		c, err := time.Parse(time.RFC3339, f[1])
+		if err != nil {
+			t.Fatalf("versions row %q: created is not RFC 3339: %v", l, err)
+		}
+		r.name, r.create, r.trees, r.pages, r.bytes = f[0], c, f[2], f[3], f[4]
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// activeName reads the ACTIVE pointer of a data directory through the store.
+func activeName(t *testing.T, dataDir string) string {
+	t.Helper()
+	st, err := store.Open(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.ActiveName()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// dirNames lists the names of the entries of dir, none where it is absent.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// copyDir copies the regular files below src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// changedSite returns a copy of the sample site whose cloud tree differs
+// from the sample throughout: the HTTP reference page has every "the"
+// upper-cased (same length, changes spread over the page), and the page's
+// title changes, so the composed cloud index changes too.
+func changedSite(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "site-b")
+	copyDir(t, testkit.SampleSite(t), dst)
+	f := filepath.Join(dst, "cloud", "reference", "http.mdx")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), `title: "HTTP reference"`, `title: "HTTP reference, version B"`, 1)
+	if s == string(b) {
+		t.Fatal("sample http.mdx has no title \"HTTP reference\" to change; update changedSite")
+	}
+	s = strings.ReplaceAll(s, "the", "THE")
+	if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// answer is a read_documentation answer or refusal.
+type answer struct {
+	ContractVersion int     `json:"contract_version"`
+	Stamp           string  `json:"stamp"`
+	Offset          int     `json:"offset"`
+	Total           int     `json:"total"`
+	NextOffset      *int    `json:"next_offset"`
+	ID              string  `json:"id"`
+	MimeType        string  `json:"mime_type"`
+	Continuation    string  `json:"continuation"`
+	Text            string  `json:"text"`
+	Error           *apiErr `json:"error"`
+}
+
+type apiErr struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+var httpClient = &http.Client{Timeout: 15 * time.Second}
+
+// postRaw POSTs body to an action and returns the status and raw body.
+func postRaw(base, action string, body any, header ...string) (int, []byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/actions/"+action, bytes.NewReader(b))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw, err
+}
+
+// post POSTs a read and decodes the answer; an error is a transport or
+// decoding failure, not a refusal.
+func post(base, action string, body any, header ...string) (int, *answer, []byte, error) {
+	code, raw, err := postRaw(base, action, body, header...)
+	if err != nil {
+		return code, nil, raw, err
+	}
+	var a answer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return code, nil, raw, fmt.Errorf("answer is not JSON (%v): %.200q", err, raw)
+	}
+	return code, &a, raw, nil
+}
+
+// mustRead POSTs a read_documentation request that must answer 200.
+func mustRead(t *testing.T, base string, body map[string]any) *answer {
+	t.Helper()
+	code, a, raw, err := post(base, "read_documentation", body)
+	if err != nil {
+		t.Fatalf("read %v: %v", body, err)
+	}
+	if code != http.StatusOK || a.Error != nil {
+		t.Fatalf("read %v: status %d: %s", body, code, raw)
+	}
+	return a
+}
+
+// readWhole reads a text from offset 0 to its end, following next_offset
+// with the stamp, and checks the paging members on the way. It returns the
+// text and its stamp.
+func readWhole(t *testing.T, base string, req map[string]any) (string, string) {
+	t.Helper()
+	var b strings.Builder
+	stamp := ""
+	off := 0
+	for i := 0; ; i++ {
+		if i > 10000 {
+			t.Fatalf("read %v: more than 10000 chunks", req)
+		}
+		body := map[string]any{}
+		for k, v := range req {
+			body[k] = v
+		}
+		if off > 0 {
+			body["offset"], body["stamp"] = off, stamp
+		}
+		a := mustRead(t, base, body)
+		if off > 0 && a.Stamp != stamp {
+			t.Fatalf("read %v: stamp changed mid-read without context_changed", body)
+		}
+		if a.Offset != off {
+			t.Fatalf("read %v: answer offset %d, want %d", body, a.Offset, off)
+		}
+		stamp = a.Stamp
+		b.WriteString(a.Text)
+		if a.NextOffset == nil {
+			if utf8.RuneCountInString(b.String()) != a.Total {
+				t.Fatalf("read %v: reassembled %d code points, total says %d", req, utf8.RuneCountInString(b.String()), a.Total)
+			}
+			break
+		}
+		if *a.NextOffset <= off {
+			t.Fatalf("read %v: next_offset %d does not advance past %d", body, *a.NextOffset, off)
+		}
+		off = *a.NextOffset
+	}
+	if stamp != sha256Hex(b.String()) {
+		t.Fatalf("read %v: stamp %s is not the SHA-256 of the reassembled text", req, stamp)
+	}
+	return b.String(), stamp
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// health GETs /healthz and returns the status code and the version named.
+func health(base string) (int, string, error) {
+	resp, err := httpClient.Get(base + "/healthz")
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Status  string `json:"status"`
+		Version string `json:"version"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return resp.StatusCode, "", err
+	}
+	return resp.StatusCode, h.Version, nil
+}
+
+// waitFor polls cond every 20 ms until it holds or the timeout passes.
+func waitFor(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testServer is an in-process server started with serve.
+type testServer struct {
+	base   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startServer runs serve(ctx, dataDir, cfg, ready) in a goroutine on
+// 127.0.0.1:0 and returns once it listens. The server is stopped at the
+// test's end where the test has not stopped it.
+func startServer(t *testing.T, dataDir string, cfg config) *testServer {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	s := &testServer{cancel: cancel, done: make(chan error, 1)}
+	go func() { s.done <- serve(ctx, dataDir, cfg, ready) }()
+	select {
+	case addr := <-ready:
+		s.base = "http://" + addr
+	case err := <-s.done:
+		cancel()
+		t.Fatalf("serve returned before listening: %v", err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("serve did not listen within 60 s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not return within 15 s of its context ending")
+		}
+	})
+	return s
+}
+
+// stop cancels the server's context and returns what serve returned.
+func (s *testServer) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		return err
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not return within 15 s of its context ending")
+		return nil
+	}
+}
+
+// testConfig is the default configuration with a short watch interval.
+func testConfig(watch time.Duration) config {
+	c := defaultConfig()
+	c.WatchInterval = duration(watch)
+	return c
+}
