@@ -20,7 +20,7 @@ test:
 
 # Benchmarks measure against a baseline in the same run and print ratios.
 bench:
-	TZCTX_CORPORA=$(CORPORA) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./query/ ./internal/textmap/
+	TZCTX_CORPORA=$(CORPORA) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./query/ ./cmd/tzctx/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

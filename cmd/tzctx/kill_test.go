@@ -39,7 +39,7 @@ func (b *syncBuffer) String() string {
 }
 
 // buildBinary builds tzctx from this package into a temporary folder.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -71,7 +71,7 @@ type proc struct {
 
 // startProc starts bin ARGS with extra environment entries; the process is
 // killed at the test's end where it still runs.
-func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
+func startProc(t testing.TB, bin string, env []string, args ...string) *proc {
 	t.Helper()
 	p := &proc{exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
@@ -101,7 +101,7 @@ func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
 }
 
 // wait waits for the process to end, at most d.
-func (p *proc) wait(t *testing.T, d time.Duration) error {
+func (p *proc) wait(t testing.TB, d time.Duration) error {
 	t.Helper()
 	select {
 	case <-p.exited:
@@ -114,7 +114,7 @@ func (p *proc) wait(t *testing.T, d time.Duration) error {
 
 // runProc runs bin ARGS to completion (at most 2 minutes) and fails the
 // test unless it succeeds.
-func runProc(t *testing.T, bin string, env []string, args ...string) *proc {
+func runProc(t testing.TB, bin string, env []string, args ...string) *proc {
 	t.Helper()
 	p := startProc(t, bin, env, args...)
 	if err := p.wait(t, 2*time.Minute); err != nil {
