@@ -1,0 +1,84 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/turnzerocloud/tzctx"
+)
+
+type memRecorder []Record
+
+func (m *memRecorder) Record(_ context.Context, r Record) { *m = append(*m, r) }
+
+func newTest(t *testing.T, h Handler) (*Dispatcher, *memRecorder) {
+	rec := &memRecorder{}
+	d := New(StaticResolver{"tok": {Subject: "alice", Application: "app", Profiles: []string{"p"}}}, rec)
+	err := d.Register(&Action{Name: "echo", Request: map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}, "s": map[string]any{"type": "string", "maxLength": 3}},
+		"additionalProperties": false,
+	}, Handle: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, rec
+}
+
+func TestCallRecordsEveryOutcome(t *testing.T) {
+	d, rec := newTest(t, func(ctx context.Context, args map[string]any) (any, string, error) {
+		id := tzctx.IdentityFrom(ctx)
+		if args["s"] == "bad" {
+			return nil, "subject-bad", tzctx.Errorf(tzctx.ContextNotFound, "nope")
+		}
+		if args["s"] == "boo" {
+			panic("secret words in a panic")
+		}
+		return id.Subject, "subject-ok", nil
+	})
+	ctx := WithCredential(context.Background(), "tok")
+	if res, err := d.Call(ctx, "echo", map[string]any{"n": json.Number("2")}); err != nil || res != "alice" {
+		t.Fatalf("call = %v, %v", res, err)
+	}
+	_, err := d.Call(ctx, "echo", map[string]any{"s": "bad"})
+	if tzctx.ErrorCode(err) != tzctx.ContextNotFound {
+		t.Errorf("refusal = %v", err)
+	}
+	_, err = d.Call(ctx, "echo", map[string]any{"s": "boo"})
+	if tzctx.ErrorCode(err) != tzctx.Internal || strings.Contains(err.Error(), "secret") {
+		t.Errorf("panic = %v", err)
+	}
+	_, err = d.Call(context.Background(), "echo", map[string]any{"n": json.Number("1.0")})
+	if tzctx.ErrorCode(err) != tzctx.InvalidRequest || !strings.Contains(err.Error(), "integer literal") {
+		t.Errorf("1.0 = %v", err)
+	}
+	_, err = d.Call(context.Background(), "echo", map[string]any{"s": "longer", "x": 1})
+	if tzctx.ErrorCode(err) != tzctx.InvalidRequest || strings.Contains(err.Error(), "longer") {
+		t.Errorf("schema violation = %v (must not echo the value)", err)
+	}
+	_, err = d.Call(WithCredential(context.Background(), "nope"), "echo", nil)
+	if tzctx.ErrorCode(err) != tzctx.InvalidRequest {
+		t.Errorf("unknown credential = %v", err)
+	}
+	_, err = d.Call(context.Background(), "missing", nil)
+	if tzctx.ErrorCode(err) != tzctx.ContextNotFound || !strings.Contains(err.Error(), "echo") {
+		t.Errorf("unknown action = %v", err)
+	}
+	want := []struct {
+		subject, code, cred string
+	}{
+		{"subject-ok", "", "alice"}, {"subject-bad", "context_not_found", "alice"}, {"", "internal", "alice"},
+		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "context_not_found", ""},
+	}
+	if len(*rec) != len(want) {
+		t.Fatalf("%d records, want %d", len(*rec), len(want))
+	}
+	for i, w := range want {
+		r := (*rec)[i]
+		if r.Subject != w.subject || string(r.Code) != w.code || r.Credential != w.cred {
+			t.Errorf("record %d = %+v, want %+v", i, r, w)
+		}
+	}
+}
