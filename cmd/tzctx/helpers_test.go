@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -172,16 +173,8 @@ func changedSite(t *testing.T) string {
 
 // answer is a read_documentation answer or refusal.
 type answer struct {
-	ContractVersion int     `json:"contract_version"`
-	Stamp           string  `json:"stamp"`
-	Offset          int     `json:"offset"`
-	Total           int     `json:"total"`
-	NextOffset      *int    `json:"next_offset"`
-	ID              string  `json:"id"`
-	MimeType        string  `json:"mime_type"`
-	Continuation    string  `json:"continuation"`
-	Text            string  `json:"text"`
-	Error           *apiErr `json:"error"`
+	query.Answer
+	Error *apiErr `json:"error"`
 }
 
 type apiErr struct {
