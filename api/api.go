@@ -27,6 +27,7 @@ import (
 // Dispatcher is what the HTTP front end needs of the dispatcher.
 type Dispatcher interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
+	Refuse(ctx context.Context, name string, err error) error
 	Action(name string) *dispatch.Action
 }
 
@@ -85,7 +86,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 	e.POST("/api/v1/actions/:name", func(c echo.Context) error {
 		args, err := bodyArgs(c.Request().Body)
 		if err != nil {
-			writeError(c, err)
+			writeError(c, d.Refuse(c.Request().Context(), c.Param("name"), err))
 			return nil
 		}
 		return call(c, d, args)
@@ -94,7 +95,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		a := d.Action(c.Param("name"))
 		args, err := queryArgs(c.Request().URL.RawQuery, a)
 		if err != nil {
-			writeError(c, err)
+			writeError(c, d.Refuse(c.Request().Context(), c.Param("name"), err))
 			return nil
 		}
 		return call(c, d, args)
@@ -107,7 +108,7 @@ func call(c echo.Context, d Dispatcher, args map[string]any) error {
 	if auth := c.Request().Header.Get("Authorization"); auth != "" {
 		bearer, ok := strings.CutPrefix(auth, "Bearer ")
 		if !ok {
-			writeError(c, tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\""))
+			writeError(c, d.Refuse(ctx, c.Param("name"), tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\"")))
 			return nil
 		}
 		ctx = dispatch.WithCredential(ctx, strings.TrimSpace(bearer))

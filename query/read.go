@@ -309,7 +309,7 @@ func docID(tree, part string) string {
 func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer, string, error) {
 	// 2. Input consistency: paging, then conflicts.
 	if err := checkPaging(req.Paging); err != nil {
-		return nil, docSubject(req, ""), err
+		return nil, docSubject(req, treeName(req.Tree)), err
 	}
 	var words []string
 	if req.Query != nil {
@@ -416,6 +416,43 @@ func treeName(p *string) string {
 	return *p
 }
 
+// RefusedDocSubject is the record subject of a read_documentation call
+// refused before its handler ran (a schema violation): the bare page or
+// search marker, or the tree with its part, from the members that are
+// well formed. It never holds a query's words or a page value.
+func RefusedDocSubject(args map[string]any) string {
+	var req DocRequest
+	if t, ok := args["tree"].(string); ok && tzctx.IsTree(t) {
+		req.Tree = &t
+	}
+	if _, ok := args["page"]; ok {
+		req.Page = new(string)
+	}
+	switch q := args["query"].(type) {
+	case nil:
+	case string:
+		if len(strings.Fields(q)) > 0 {
+			req.Query = new(string)
+		}
+	default:
+		req.Query = new(string)
+	}
+	if p, ok := args["part"].(string); ok && (p == "index" || p == "full" || p == "outline") {
+		req.Part = &p
+	}
+	return docSubject(req, treeName(req.Tree))
+}
+
+// RefusedContextSubject is the record subject of a read_context call
+// refused before its handler ran: the ID as given where it is a string
+// within the ID bound, else nothing.
+func RefusedContextSubject(args map[string]any, idMax int) string {
+	if id, ok := args["id"].(string); ok && utf8.RuneCountInString(id) <= idMax {
+		return id
+	}
+	return ""
+}
+
 // docSubject is the record subject of a refused read_documentation call:
 // the bare page or search marker, or the tree with its part.
 func docSubject(req DocRequest, tree string) string {
@@ -445,7 +482,8 @@ func (r *Reader) stripOrigin(page string) string {
 
 // resolvePage finds the page a value names in tree (A-08 step 4): first as
 // the index prints it, then as a route without the base path. It returns
-// the manifest position, or -1 with the route it tried, for the detail.
+// the manifest position, or -1 with the value read in the manifest's form
+// (the first reading), for the detail.
 func resolvePage(t *store.Tree, tree, page string) (int, string) {
 	rest := trimSlash(page)
 	var cands []string
@@ -458,7 +496,7 @@ func resolvePage(t *store.Tree, tree, page string) (int, string) {
 			return i, c
 		}
 	}
-	return -1, cands[len(cands)-1]
+	return -1, cands[0]
 }
 
 // trimSlash removes one leading and one trailing slash: "//x" keeps a

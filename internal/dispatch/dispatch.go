@@ -32,6 +32,9 @@ type Action struct {
 	// Request is the action's request schema as a JSON document.
 	Request map[string]any
 	Handle  Handler
+	// RefusedSubject gives the record subject of a call refused before
+	// the handler ran, from its raw arguments; nil records none.
+	RefusedSubject func(args map[string]any) string
 
 	schema *jsonschema.Schema
 }
@@ -117,7 +120,7 @@ func WithCredential(ctx context.Context, bearer string) context.Context {
 // json.Decoder.UseNumber (or built from GET parameters the same way).
 func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any) (result any, err error) {
 	start := time.Now()
-	rec := Record{Time: start, Action: name}
+	rec := Record{Time: start, Action: d.recordedName(name)}
 	defer func() {
 		if p := recover(); p != nil {
 			// The panic value may hold request data; it is not kept.
@@ -133,7 +136,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 	}()
 	a := d.actions[name]
 	if a == nil {
-		return nil, tzctx.Errorf(tzctx.ContextNotFound, "no action %q; the actions are %s", name, strings.Join(d.names(), ", "))
+		return nil, tzctx.Errorf(tzctx.ContextNotFound, "no action %s; the actions are %s", quoteBounded(name), strings.Join(d.names(), ", "))
 	}
 	bearer, _ := ctx.Value(credentialKey{}).(string)
 	id := tzctx.Identity{}
@@ -147,10 +150,18 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
+	refusedSubject := func() string {
+		if a.RefusedSubject == nil {
+			return ""
+		}
+		return a.RefusedSubject(args)
+	}
 	if err := checkIntegers(args); err != nil {
+		rec.Subject = refusedSubject()
 		return nil, err
 	}
 	if err := a.schema.Validate(any(args)); err != nil {
+		rec.Subject = refusedSubject()
 		return nil, schemaError(err)
 	}
 	result, rec.Subject, err = a.Handle(ctx, args)
@@ -163,6 +174,35 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		return nil, err
 	}
 	return result, nil
+}
+
+// Refuse records a call a front end refused before it could build the
+// arguments (a body that is not JSON, a malformed GET parameter or
+// Authorization header), and returns err: every call is recorded,
+// refusals included.
+func (d *Dispatcher) Refuse(ctx context.Context, name string, err error) error {
+	if d.recorder != nil {
+		d.recorder.Record(ctx, Record{Time: time.Now(), Action: d.recordedName(name), Code: tzctx.ErrorCode(err)})
+	}
+	return err
+}
+
+// recordedName is the action name a record holds: a registered action's
+// name, never caller text that names none.
+func (d *Dispatcher) recordedName(name string) string {
+	if _, ok := d.actions[name]; ok {
+		return name
+	}
+	return "(unknown action)"
+}
+
+// quoteBounded quotes a short caller-given name for a detail, and
+// describes a long one instead of echoing it.
+func quoteBounded(s string) string {
+	if len(s) > 64 {
+		return "(a name of " + fmt.Sprint(len(s)) + " bytes)"
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 func (d *Dispatcher) names() []string {

@@ -74,6 +74,10 @@ func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Rec
 	if err != nil {
 		return nil, err
 	}
+	limits, err := Limits()
+	if err != nil {
+		return nil, err
+	}
 	d := dispatch.New(resolver, recorder)
 	handlers := map[string]dispatch.Handler{
 		"read_documentation": func(ctx context.Context, args map[string]any) (any, string, error) {
@@ -91,11 +95,17 @@ func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Rec
 			return reader.ReadContext(ctx, req)
 		},
 	}
+	refused := map[string]func(map[string]any) string{
+		"read_documentation": query.RefusedDocSubject,
+		"read_context": func(args map[string]any) string {
+			return query.RefusedContextSubject(args, limits.IDMaxLength)
+		},
+	}
 	for name, h := range handlers {
 		if _, ok := p.Actions[name]; !ok {
 			return nil, fmt.Errorf("action_payloads.json has no action %s", name)
 		}
-		if err := d.Register(&dispatch.Action{Name: name, Summary: p.Actions[name].Summary, Request: p.Request(name), Handle: h}); err != nil {
+		if err := d.Register(&dispatch.Action{Name: name, Summary: p.Actions[name].Summary, Request: p.Request(name), Handle: h, RefusedSubject: refused[name]}); err != nil {
 			return nil, err
 		}
 	}
