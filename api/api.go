@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,8 +169,9 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 			continue
 		}
 		k, v, _ := strings.Cut(kv, "=")
-		key, err1 := unescape(k)
-		val, err2 := unescape(v)
+		// One URL decode; '+' is a space, as forms and curl write it.
+		key, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(v)
 		if err1 != nil || err2 != nil {
 			return nil, tzctx.Errorf(tzctx.InvalidRequest, "the query string is not validly percent-encoded")
 		}
@@ -195,12 +197,6 @@ func safeName(k string) string {
 		return "(a parameter)"
 	}
 	return strconv.Quote(k)
-}
-
-// unescape decodes one query-string component; '+' is a space, as HTML
-// forms and curl's --data-urlencode write it.
-func unescape(s string) (string, error) {
-	return urlQueryUnescape(s)
 }
 
 // integerMembers lists the request members whose schema type is integer.

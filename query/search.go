@@ -113,10 +113,7 @@ type hit struct {
 // served version holds where tree is empty.
 func (r *Reader) search(ctx context.Context, tree string, words []string, raw string, p Paging, readable []string) (*Answer, string, error) {
 	subject := "docs:" + tree + ":search"
-	code := RuleCode(raw)
-	if code != "" {
-		words = []string{strings.ToLower(code)}
-	}
+	code := RuleCode(raw) // words already hold its bare code (QueryWords)
 	v, err := r.acquire()
 	if err != nil {
 		return nil, subject, err
