@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +39,9 @@ var _ Dispatcher = (*dispatch.Dispatcher)(nil)
 type Options struct {
 	// BodyLimit bounds a request body, as echo's size strings ("1M").
 	BodyLimit string
-	// Health reports the served version's name for /healthz, or an error.
-	Health func() (string, error)
+	// Health reports, for /healthz, the served version's name ("" for
+	// none) and why the active version is not served (nil where it is).
+	Health func() (serving string, fault error)
 	// Logger receives access log lines; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -71,16 +73,24 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		}
 		writeError(c, err)
 	}
-	e.Use(middleware.Recover())
 	e.Use(accessLog(log))
+	e.Use(recoverPanics(log))
 	e.Use(middleware.BodyLimit(opts.BodyLimit))
 	e.GET("/healthz", func(c echo.Context) error {
 		if opts.Health == nil {
 			return writeJSON(c, http.StatusOK, map[string]any{"status": "ok"})
 		}
-		name, err := opts.Health()
-		if err != nil {
-			return writeJSON(c, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "detail": err.Error()})
+		name, fault := opts.Health()
+		switch {
+		case name == "":
+			detail := "no version is served; ingest a site, or run 'tzctx activate NAME'"
+			if fault != nil {
+				detail = fault.Error()
+			}
+			return writeJSON(c, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "detail": detail})
+		case fault != nil:
+			// Served, but the version the pointer names was refused.
+			return writeJSON(c, http.StatusOK, map[string]any{"status": "degraded", "version": name, "detail": fault.Error()})
 		}
 		return writeJSON(c, http.StatusOK, map[string]any{"status": "ok", "version": name})
 	})
@@ -237,6 +247,27 @@ func writeJSON(c echo.Context, status int, v any) error {
 		return err
 	}
 	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+}
+
+// recoverPanics answers a request whose handling panicked with the
+// contract's envelope and a 500, and logs the panic without the caller's
+// words (dispatch.PanicText).
+func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					log.Error("request panicked", "path", c.Request().URL.Path, "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
+					writeError(c, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again"))
+					err = nil
+				}
+			}()
+			return next(c)
+		}
+	}
 }
 
 // accessLog logs method, path, status and duration: never the query

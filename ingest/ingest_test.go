@@ -221,7 +221,7 @@ func TestBadSites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.Activate(sum.Version); err != nil {
+			if err := st.Activate(context.Background(), sum.Version); err != nil {
 				t.Fatal(err)
 			}
 			site := t.TempDir()

@@ -43,7 +43,7 @@ func powershell(b *testing.B) *store.Store {
 		b.Fatal(err)
 	}
 	psStore.seconds = time.Since(start).Seconds()
-	if err := st.Activate(sum.Version); err != nil {
+	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := st.Refresh(); err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -171,23 +172,36 @@ func (b *Builder) IndexPage(ord int, g PageGrams) error {
 }
 
 // Commit finishes the version under meta.Name and renames it into place.
-// It refuses a name that is taken.
+// It refuses a name that is taken. On every failure it aborts: the staging
+// folder, its lock and the open files go, and nothing becomes visible.
 func (b *Builder) Commit(meta Meta) error {
 	if b.done {
 		return errors.New("builder already finished")
 	}
+	if err := b.commit(meta); err != nil {
+		b.Abort()
+		return err
+	}
+	b.done = true
+	b.lock.Close()
+	return nil
+}
+
+func (b *Builder) commit(meta Meta) (err error) {
+	defer recovered(&err)
 	if err := ValidName(meta.Name); err != nil {
 		return err
 	}
 	if b.indexed == 0 {
-		b.Abort()
 		return errors.New("a version needs at least one page")
 	}
 	final := b.s.versionDir(meta.Name)
 	if _, err := os.Stat(final); err == nil {
 		return fmt.Errorf("version %q exists already; choose another --version name or delete it", meta.Name)
 	}
-	err := func() error {
+	meta.Format = FormatVersion
+	meta.Files = nil
+	err = func() error {
 		mb, err := json.Marshal(meta)
 		if err != nil {
 			return err
@@ -221,6 +235,14 @@ func (b *Builder) Commit(meta Meta) error {
 		if err := syncTree(b.dir); err != nil {
 			return err
 		}
+		// The checksums go in meta.json, written last: a folder with a
+		// meta.json is complete.
+		if meta.Files, err = checksums(context.Background(), b.dir); err != nil {
+			return err
+		}
+		if mb, err = json.MarshalIndent(meta, "", "  "); err != nil {
+			return err
+		}
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
 			return err
 		}
@@ -234,11 +256,8 @@ func (b *Builder) Commit(meta Meta) error {
 		return nil
 	}()
 	if err != nil {
-		b.Abort()
 		return fmt.Errorf("commit version %q: %w", meta.Name, err)
 	}
-	b.done = true
-	b.lock.Close()
 	return nil
 }
 
@@ -255,8 +274,10 @@ func (b *Builder) Abort() {
 		b.db.Close()
 	}
 	// The bleve builder is not closed: closing it would build the whole
-	// index first. Its work files live in the staging folder and go with
-	// it.
+	// index first. It holds no open file between batches; its work files
+	// live in the staging folder and go with it, and dropping it frees its
+	// pending batch.
+	b.index = nil
 	os.RemoveAll(b.dir)
 	if b.lock != nil {
 		b.lock.Close()

@@ -95,103 +95,104 @@ func (v *Version) PageCount() int {
 	return n
 }
 
+// ordinals maps bleve's internal document numbers to page ordinals; it
+// runs once, when the version opens.
 func (v *Version) ordinals() error {
-	v.ordOnce.Do(func() {
-		adv, err := v.idx.Advanced()
+	adv, err := v.idx.Advanced()
+	if err != nil {
+		return err
+	}
+	if v.reader, err = adv.Reader(); err != nil {
+		return err
+	}
+	all, err := v.reader.DocIDReaderAll()
+	if err != nil {
+		return err
+	}
+	defer all.Close()
+	n := v.PageCount()
+	seen := 0
+	for {
+		id, err := all.Next()
 		if err != nil {
-			v.ordErr = err
-			return
+			return err
 		}
-		if v.reader, err = adv.Reader(); err != nil {
-			v.ordErr = err
-			return
+		if id == nil {
+			break
 		}
-		all, err := v.reader.DocIDReaderAll()
+		ext, err := v.reader.ExternalID(id)
 		if err != nil {
-			v.ordErr = err
-			return
+			return err
 		}
-		defer all.Close()
-		for {
-			id, err := all.Next()
-			if err != nil {
-				v.ordErr = err
-				return
-			}
-			if id == nil {
-				return
-			}
-			ext, err := v.reader.ExternalID(id)
-			if err != nil {
-				v.ordErr = err
-				return
-			}
-			ord, err := strconv.Atoi(ext)
-			if err != nil || ord < 0 || ord >= v.PageCount() {
-				v.ordErr = fmt.Errorf("search index holds unknown document %q", ext)
-				return
-			}
-			num := id.Value()
-			if num > uint64(4*v.PageCount()+1024) {
-				v.ordErr = fmt.Errorf("search index document number %d is out of range", num)
-				return
-			}
-			for uint64(len(v.ordOf)) <= num {
-				v.ordOf = append(v.ordOf, -1)
-			}
-			v.ordOf[num] = int32(ord)
+		ord, err := strconv.Atoi(ext)
+		if err != nil || ord < 0 || ord >= n {
+			return fmt.Errorf("search index holds unknown document %q", ext)
 		}
-	})
-	return v.ordErr
+		num := id.Value()
+		if num > uint64(4*n+1024) {
+			return fmt.Errorf("search index document number %d is out of range", num)
+		}
+		for uint64(len(v.ordOf)) <= num {
+			v.ordOf = append(v.ordOf, -1)
+		}
+		v.ordOf[num] = int32(ord)
+		seen++
+	}
+	if seen != n {
+		return fmt.Errorf("search index holds %d pages, the version %d", seen, n)
+	}
+	return nil
 }
 
 // frequentShare is the share of pages an n-gram must be held by for its
 // bit set to be kept in memory: the posting lists that cost most to walk.
 const frequentShare = 16
 
-// frequentGrams reads the bit sets of the frequent n-grams of every field.
-func (v *Version) frequentGrams(ctx context.Context) {
-	v.freqOnce.Do(func() {
-		v.frequent = map[string][]uint64{}
-		n := v.PageCount()
-		min := uint64(n/frequentShare + 1)
-		size := (n + 63) / 64
-		for _, field := range []string{FieldAll, FieldTitle, FieldHeadings} {
-			d, err := v.reader.FieldDict(field)
+// frequentGrams reads the bit sets of the frequent n-grams of every field,
+// when the version opens. On any error the version is not served, so the
+// set is never half built.
+func (v *Version) frequentGrams(ctx context.Context) error {
+	frequent := map[string][]uint64{}
+	n := v.PageCount()
+	min := uint64(n/frequentShare + 1)
+	size := (n + 63) / 64
+	for _, field := range []string{FieldAll, FieldTitle, FieldHeadings} {
+		d, err := v.reader.FieldDict(field)
+		if err != nil {
+			return fmt.Errorf("search index dictionary of field %s: %w", field, err)
+		}
+		var terms []string
+		for {
+			e, err := d.Next()
 			if err != nil {
-				return
+				d.Close()
+				return fmt.Errorf("search index dictionary of field %s: %w", field, err)
 			}
-			var terms []string
-			for {
-				e, err := d.Next()
-				if err != nil || e == nil {
-					break
-				}
-				if e.Count >= min {
-					terms = append(terms, e.Term)
-				}
+			if e == nil {
+				break
 			}
-			d.Close()
-			for _, term := range terms {
-				set := make([]uint64, size)
-				if err := v.walkPostings(ctx, field, term, set); err != nil {
-					v.frequent = map[string][]uint64{}
-					return
-				}
-				v.frequent[field+"\x00"+term] = set
+			if e.Count >= min {
+				terms = append(terms, e.Term)
 			}
 		}
-	})
+		d.Close()
+		for _, term := range terms {
+			set := make([]uint64, size)
+			if err := v.walkPostings(ctx, field, term, set); err != nil {
+				return err
+			}
+			frequent[field+"\x00"+term] = set
+		}
+	}
+	v.frequent = frequent
+	return nil
 }
 
 // Postings sets, in the bit set set (one bit per page ordinal), the bit of
 // every page whose n-grams in field include gram. It reads the index's
 // posting list directly, with no scoring.
-func (v *Version) Postings(ctx context.Context, field, gram string, set []uint64) error {
-	if err := v.ordinals(); err != nil {
-		return fmt.Errorf("search index: %w", err)
-	}
-	v.frequentGrams(ctx)
+func (v *Version) Postings(ctx context.Context, field, gram string, set []uint64) (err error) {
+	defer recovered(&err)
 	if f, ok := v.frequent[field+"\x00"+gram]; ok {
 		for i, w := range f {
 			set[i] |= w

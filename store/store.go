@@ -47,6 +47,8 @@ func ValidName(name string) error {
 
 // Meta describes one stored version.
 type Meta struct {
+	// Format is the version folder's layout, FormatVersion when built.
+	Format   int        `json:"format"`
 	Name     string     `json:"name"`
 	Created  time.Time  `json:"created"`
 	Digest   string     `json:"digest"`
@@ -55,6 +57,10 @@ type Meta struct {
 	Bytes    int64      `json:"bytes"`
 	Headings int        `json:"headings"`
 	Skipped  int        `json:"skipped"`
+	// Files are the size and SHA-256 of every file of the version folder
+	// but meta.json, recorded in meta.json alone (the copy in the bbolt
+	// file cannot hold its own checksum).
+	Files []FileSum `json:"files,omitempty"`
 }
 
 // TreeMeta counts one tree of a version.
@@ -70,8 +76,9 @@ type TreeMeta struct {
 type Store struct {
 	dir string
 
-	mu      sync.Mutex // serialises Refresh
+	mu      sync.Mutex // serialises Refresh; guards fault
 	current atomic.Pointer[Version]
+	fault   *fault
 }
 
 // OpenExisting opens the data directory dir, which must exist: for
@@ -175,10 +182,16 @@ func (s *Store) ActiveName() (string, error) {
 }
 
 // Activate makes the named version active by atomically replacing the
-// pointer file. A running server picks it up on its next Refresh.
-func (s *Store) Activate(name string) error {
+// pointer file, after verifying the version in full and reading it
+// through as a server would: a damaged version is refused (ErrDamaged) and
+// the pointer stays as it was. A running server picks the new version up
+// on its next Refresh.
+func (s *Store) Activate(ctx context.Context, name string) error {
 	if _, err := s.Lookup(name); err != nil {
 		return err
+	}
+	if err := s.Verify(ctx, name); err != nil {
+		return fmt.Errorf("not activated: %w", err)
 	}
 	return writeFileAtomic(filepath.Join(s.dir, activeFile), []byte(name+"\n"))
 }
@@ -218,47 +231,106 @@ func (s *Store) Size(name string) int64 {
 }
 
 // Refresh loads the version the pointer names, if it is not the one
-// served. Reads in flight finish on the version they started with; the old
-// version closes when its last reader releases it. It reports whether the
-// served version changed.
-func (s *Store) Refresh() (bool, error) {
+// served. The version is verified in full (every file's SHA-256) and read
+// through before it is swapped in; one that fails is refused, and the
+// version served before, if any, goes on being served. Reads in flight
+// finish on the version they started with; the old version closes when
+// its last reader releases it. It reports whether the served version
+// changed. A refused version is not opened again until its folder or the
+// pointer changes, or Recheck is called; meanwhile Refresh returns the
+// same error at no cost.
+func (s *Store) Refresh() (changed bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer recovered(&err)
 	name, err := s.ActiveName()
 	if err != nil {
 		return false, err
 	}
 	if name == "" {
+		s.fault = nil
 		return false, nil
 	}
+	if err := ValidName(name); err != nil {
+		s.fault = &fault{key: "name:" + name, err: fmt.Errorf("the pointer %s names no valid version (%v); run 'tzctx activate NAME'", filepath.Join(s.dir, activeFile), err)}
+		return false, s.fault.err
+	}
+	dir := s.versionDir(name)
+	key := folderKey(dir)
 	// A name can be reused (delete, then ingest other content under it),
 	// so a version is the same only if its metadata is.
 	cur := s.current.Load()
 	if cur != nil && cur.meta.Name == name {
-		m, err := readMeta(s.versionDir(name))
+		m, err := readMeta(dir)
 		if err == nil && m.Digest == cur.meta.Digest && m.Created.Equal(cur.meta.Created) {
+			s.fault = nil
 			return false, nil
 		}
 	}
-	v, err := openVersion(s.versionDir(name))
-	if err != nil {
-		return false, fmt.Errorf("open version %q: %w", name, err)
+	if s.fault != nil && s.fault.key == key {
+		return false, s.fault.err
 	}
+	v, err := openVersion(context.Background(), dir, name, full)
+	if err != nil {
+		s.fault = &fault{key: key, err: fmt.Errorf("refused version %q: %w", name, err)}
+		return false, s.fault.err
+	}
+	s.fault = nil
 	old := s.current.Swap(v)
 	if old != nil {
 		old.Release()
 	}
-	// Read the frequent n-grams' bit sets now rather than on the first
-	// search; the reference keeps the version open meanwhile.
-	if v.tryRef() {
-		go func() {
-			defer v.Release()
-			if v.ordinals() == nil {
-				v.frequentGrams(context.Background())
-			}
-		}()
-	}
 	return true, nil
+}
+
+// Recheck forgets the version last refused, so the next Refresh tries it
+// again (after the operator repaired it in place, say).
+func (s *Store) Recheck() {
+	s.mu.Lock()
+	s.fault = nil
+	s.mu.Unlock()
+}
+
+// fault is a version Refresh refused: the state of its folder then, and
+// why.
+type fault struct {
+	key string
+	err error
+}
+
+// folderKey identifies the state of a version folder cheaply: its name and
+// its meta.json's size and modification time.
+func folderKey(dir string) string {
+	fi, err := os.Stat(filepath.Join(dir, metaFile))
+	if err != nil {
+		return dir + ":" + errText(err)
+	}
+	return fmt.Sprintf("%s:%d:%d", dir, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// Health is what a server reports of its store.
+type Health struct {
+	// Serving names the version served, "" for none.
+	Serving string
+	// Active names the version the pointer names, "" for none.
+	Active string
+	// Fault says why the active version is not served, nil where it is.
+	Fault error
+}
+
+// Health reports the served version and any fault of the active one.
+func (s *Store) Health() Health {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var h Health
+	if v := s.current.Load(); v != nil {
+		h.Serving = v.meta.Name
+	}
+	h.Active, _ = s.ActiveName()
+	if s.fault != nil {
+		h.Fault = s.fault.err
+	}
+	return h
 }
 
 // Acquire returns the served version with a reference the caller must

@@ -61,7 +61,7 @@ func TestVersionsLifecycle(t *testing.T) {
 	build(t, s, "v2", "two")
 	checkDB(t, s.versionDir("v1"))
 	checkDB(t, s.versionDir("v2"))
-	if err := s.Activate("v1"); err != nil {
+	if err := s.Activate(t.Context(), "v1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Refresh(); err != nil {
@@ -72,7 +72,7 @@ func TestVersionsLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Activation swaps the served version; a reader holding v1 keeps it.
-	if err := s.Activate("v2"); err != nil {
+	if err := s.Activate(t.Context(), "v2"); err != nil {
 		t.Fatal(err)
 	}
 	if changed, err := s.Refresh(); err != nil || !changed {
@@ -97,7 +97,7 @@ func TestVersionsLifecycle(t *testing.T) {
 	if _, err := s.Lookup("v1"); err == nil {
 		t.Error("v1 still listed after delete")
 	}
-	if err := s.Activate("nope"); err == nil || !strings.Contains(err.Error(), "tzctx versions") {
+	if err := s.Activate(t.Context(), "nope"); err == nil || !strings.Contains(err.Error(), "tzctx versions") {
 		t.Errorf("activate unknown = %v", err)
 	}
 	if err := ValidName("../x"); err == nil {
@@ -183,7 +183,7 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 	if err := b.Commit(Meta{Name: "v", Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
-	s.Activate("v")
+	s.Activate(t.Context(), "v")
 	s.Refresh()
 	v, _ := s.Acquire()
 	defer v.Release()
@@ -212,18 +212,18 @@ func TestReusedNameIsANewVersion(t *testing.T) {
 	s, _ := Open(t.TempDir())
 	build(t, s, "a", "first content")
 	build(t, s, "b", "other")
-	s.Activate("a")
+	s.Activate(t.Context(), "a")
 	if changed, _ := s.Refresh(); !changed {
 		t.Fatal("a not loaded")
 	}
 	// Between two checks: b activated, a deleted and ingested anew.
-	s.Activate("b")
+	s.Activate(t.Context(), "b")
 	if err := s.Delete("a"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
 	build(t, s, "a", "second content")
-	s.Activate("a")
+	s.Activate(t.Context(), "a")
 	if changed, err := s.Refresh(); !changed || err != nil {
 		t.Fatalf("refresh after reuse = %v, %v", changed, err)
 	}

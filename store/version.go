@@ -1,11 +1,13 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	index "github.com/blevesearch/bleve_index_api"
@@ -25,15 +27,12 @@ type Version struct {
 	refs  atomic.Int64
 	trees map[string]*Tree
 
-	ordOnce sync.Once
-	ordErr  error
-	reader  index.IndexReader
-	ordOf   []int32 // bleve internal doc number -> page ordinal, -1 for none
+	reader index.IndexReader
+	ordOf  []int32 // bleve internal doc number -> page ordinal, -1 for none
 
 	// frequent holds, for each n-gram that many pages hold, its page bit
-	// set, read from the index once per version. It is derived from the
-	// version's content alone, never from what callers asked.
-	freqOnce sync.Once
+	// set, read from the index when the version opens. It is derived from
+	// the version's content alone, never from what callers asked.
 	frequent map[string][]uint64 // field + "\x00" + gram
 
 	memo sync.Map // key -> *memoEntry
@@ -66,47 +65,81 @@ type Tree struct {
 	byRoute map[string]int
 }
 
-func openVersion(dir string) (*Version, error) {
-	db, err := bolt.Open(filepath.Join(dir, dbFile), 0o444, &bolt.Options{ReadOnly: true})
+// openVersion verifies the version folder dir at level lv, opens
+// it and reads what search needs at once, so that a version that is served
+// has been read through. Any fault, a panic of bleve's or bbolt's over a
+// damaged file included, is an error and leaves nothing open.
+func openVersion(ctx context.Context, dir, name string, lv level) (v *Version, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if v != nil {
+				v.closeQuietly()
+			}
+			v, err = nil, &DamagedError{Version: name, Problem: (&PanicError{Value: r}).Error() + " while opening it"}
+		}
+	}()
+	fileMeta, err := verifyDir(ctx, dir, name, lv)
 	if err != nil {
 		return nil, err
 	}
-	v := &Version{db: db, trees: map[string]*Tree{}}
+	damaged := func(file, format string, a ...any) (*Version, error) {
+		if v != nil {
+			v.close()
+		}
+		return nil, &DamagedError{Version: name, File: file, Problem: fmt.Sprintf(format, a...)}
+	}
+	db, err := bolt.Open(filepath.Join(dir, dbFile), 0o444, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return damaged(dbFile, "cannot be opened (%v)", err)
+	}
+	v = &Version{db: db, trees: map[string]*Tree{}}
 	v.refs.Store(1)
 	if v.tx, err = db.Begin(false); err != nil {
-		db.Close()
-		return nil, err
-	}
-	fail := func(err error) (*Version, error) {
-		v.close()
-		return nil, err
+		return damaged(dbFile, "cannot be read (%v)", err)
 	}
 	mb := v.tx.Bucket(bucketMeta)
 	if mb == nil {
-		return fail(fmt.Errorf("version file has no metadata"))
+		return damaged(dbFile, "has no metadata")
 	}
 	if err := json.Unmarshal(mb.Get(keyMeta), &v.meta); err != nil {
-		return fail(fmt.Errorf("version metadata: %w", err))
+		return damaged(dbFile, "holds unreadable metadata (%v)", err)
 	}
+	if v.meta.Name != fileMeta.Name || v.meta.Digest != fileMeta.Digest || !v.meta.Created.Equal(fileMeta.Created) {
+		return damaged(dbFile, "holds the metadata of another version than %s describes", metaFile)
+	}
+	v.meta.Files = fileMeta.Files
 	ord := 0
-	for _, name := range tzctx.Trees {
-		b := v.tx.Bucket([]byte(name))
+	for _, tn := range tzctx.Trees {
+		b := v.tx.Bucket([]byte(tn))
 		if b == nil {
 			continue
 		}
 		var m treeManifest
 		if err := json.Unmarshal(b.Get(keyManifest), &m); err != nil {
-			return fail(fmt.Errorf("manifest of tree %s: %w", name, err))
+			return damaged(dbFile, "holds an unreadable manifest of tree %s (%v)", tn, err)
 		}
-		t := &Tree{Name: name, Title: m.Title, Pages: m.Pages, First: ord, bucket: b, byRoute: make(map[string]int, len(m.Pages))}
+		t := &Tree{Name: tn, Title: m.Title, Pages: m.Pages, First: ord, bucket: b, byRoute: make(map[string]int, len(m.Pages))}
 		for i, p := range m.Pages {
 			t.byRoute[p.Route] = i
 		}
 		ord += len(m.Pages)
-		v.trees[name] = t
+		v.trees[tn] = t
+	}
+	if ord != v.meta.Pages {
+		return damaged(dbFile, "lists %d pages, but %d were recorded at ingest", ord, v.meta.Pages)
 	}
 	if v.idx, err = bleve.OpenUsing(filepath.Join(dir, indexDir), map[string]any{"read_only": true}); err != nil {
-		return fail(fmt.Errorf("open search index: %w", err))
+		return damaged(indexDir, "cannot be opened (%v)", err)
+	}
+	if err := v.ordinals(); err != nil {
+		return damaged(indexDir, "%v", err)
+	}
+	if err := v.frequentGrams(ctx); err != nil {
+		if ctx.Err() != nil {
+			v.close()
+			return nil, ctx.Err()
+		}
+		return damaged(indexDir, "%v", err)
 	}
 	return v, nil
 }
@@ -186,6 +219,13 @@ func (v *Version) Release() {
 	}
 }
 
+// closeQuietly closes what is open, recovering from a panic in a damaged
+// file's close.
+func (v *Version) closeQuietly() {
+	defer func() { _ = recover() }()
+	v.close()
+}
+
 func (v *Version) close() {
 	if v.reader != nil {
 		v.reader.Close()
@@ -196,5 +236,7 @@ func (v *Version) close() {
 	if v.tx != nil {
 		_ = v.tx.Rollback()
 	}
-	v.db.Close()
+	if v.db != nil {
+		v.db.Close()
+	}
 }

@@ -18,7 +18,7 @@ func newActivateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := st.Activate(args[0]); err != nil {
+			if err := st.Activate(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", args[0])

@@ -64,33 +64,55 @@ type versionRow struct {
 	trees  string
 	pages  string
 	bytes  string
+	state  string // ok or damaged
 }
 
-// parseVersions parses the table `tzctx versions` prints.
+// parseVersions parses the table `tzctx versions` prints, and fails the
+// test where the output lists a fault below the table: tests that expect
+// faults call parseVersionsFaults.
 func parseVersions(t *testing.T, out string) []versionRow {
 	t.Helper()
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "ACTIVE NAME CREATED TREES PAGES BYTES" {
-		t.Fatalf("versions header is not ACTIVE NAME CREATED TREES PAGES BYTES:\n%s", out)
+	rows, faults := parseVersionsFaults(t, out)
+	if len(faults) > 0 {
+		t.Fatalf("versions reports faults:\n%s", out)
+	}
+	return rows
+}
+
+// parseVersionsFaults parses the table `tzctx versions` prints and the
+// fault lines that follow it after a blank line.
+func parseVersionsFaults(t *testing.T, out string) ([]versionRow, []string) {
+	t.Helper()
+	table, notes, _ := strings.Cut(strings.TrimRight(out, "\n"), "\n\n")
+	lines := strings.Split(table, "\n")
+	if len(lines) == 0 || strings.Join(strings.Fields(lines[0]), " ") != "ACTIVE NAME CREATED TREES PAGES BYTES STATE" {
+		t.Fatalf("versions header is not ACTIVE NAME CREATED TREES PAGES BYTES STATE:\n%s", out)
 	}
 	var rows []versionRow
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
 		r := versionRow{}
-		if len(f) == 6 && f[0] == "*" {
+		if len(f) == 7 && f[0] == "*" {
 			r.active, f = true, f[1:]
 		}
-		if len(f) != 5 {
-			t.Fatalf("versions row %q: want [*] NAME CREATED TREES PAGES BYTES", l)
+		if len(f) != 6 {
+			t.Fatalf("versions row %q: want [*] NAME CREATED TREES PAGES BYTES STATE", l)
 		}
 		c, err := time.Parse(time.RFC3339, f[1])
 		if err != nil {
 			t.Fatalf("versions row %q: created is not RFC 3339: %v", l, err)
 		}
-		r.name, r.create, r.trees, r.pages, r.bytes = f[0], c, f[2], f[3], f[4]
+		r.name, r.create, r.trees, r.pages, r.bytes, r.state = f[0], c, f[2], f[3], f[4], f[5]
+		if r.state != "ok" && r.state != "damaged" {
+			t.Fatalf("versions row %q: state %q is neither ok nor damaged", l, r.state)
+		}
 		rows = append(rows, r)
 	}
-	return rows
+	var faults []string
+	if notes != "" {
+		faults = strings.Split(notes, "\n")
+	}
+	return rows, faults
 }
 
 // activeName reads the ACTIVE pointer of a data directory through the store.

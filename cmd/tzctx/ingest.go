@@ -70,7 +70,7 @@ version is complete; --activate then makes it the served version.`,
 			}
 			printSummary(cmd.OutOrStdout(), sum)
 			if activate {
-				if err := st.Activate(sum.Version); err != nil {
+				if err := st.Activate(ctx, sum.Version); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", sum.Version)

@@ -143,8 +143,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if err := ensureVersion(ctx, st, log); err != nil {
 		return err
 	}
+	// A damaged active version does not stop the server: it serves
+	// nothing and says why on /healthz until another version is
+	// activated.
 	if _, err := st.Refresh(); err != nil {
-		return err
+		log.Error("activation", "error", err.Error())
 	}
 	defer st.Close()
 
@@ -164,12 +167,8 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
 		Health: func() (string, error) {
-			v, err := st.Acquire()
-			if err != nil {
-				return "", err
-			}
-			defer v.Release()
-			return v.Name(), nil
+			h := st.Health()
+			return h.Serving, h.Fault
 		},
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -247,7 +246,7 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 		return fmt.Errorf("ingest the sample site: %w", err)
 	}
 	log.Info("ingested the sample site", "version", sum.Version, "pages", sum.Pages)
-	return st.Activate(sum.Version)
+	return st.Activate(ctx, sum.Version)
 }
 
 // watch picks up activations: it checks the pointer every interval and at
@@ -258,17 +257,30 @@ func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	// A refused version is logged once, not at every tick.
+	logged := ""
+	if h := st.Health(); h.Fault != nil {
+		logged = h.Fault.Error()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-hup:
+			st.Recheck()
+			logged = ""
 		}
 		changed, err := st.Refresh()
 		if err != nil {
-			log.Error("activation", "error", err.Error())
-		} else if changed {
+			if err.Error() != logged {
+				logged = err.Error()
+				log.Error("activation", "error", logged)
+			}
+			continue
+		}
+		logged = ""
+		if changed {
 			if v, err := st.Acquire(); err == nil {
 				log.Info("serving version", "version", v.Name())
 				v.Release()

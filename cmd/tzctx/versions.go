@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -14,8 +15,13 @@ import (
 func newVersionsCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "versions",
-		Short: "List stored versions; the active one is marked *",
-		Args:  cobra.NoArgs,
+		Short: "List stored versions; the active one is marked *, and each is verified",
+		Long: `Versions lists the stored versions, oldest first, and marks with * the one the
+pointer names. Every version is verified against the checksums recorded when it
+was built, as a server does before it serves one: STATE is ok, or damaged, with
+the fault below the table. A server never serves a damaged version: it goes on
+serving the version it had, or, just started, serves none.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := store.OpenExisting(g.dataDir())
 			if err != nil {
@@ -30,19 +36,41 @@ func newVersionsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ACTIVE\tNAME\tCREATED\tTREES\tPAGES\tBYTES")
+			fmt.Fprintln(w, "ACTIVE\tNAME\tCREATED\tTREES\tPAGES\tBYTES\tSTATE")
+			var faults []string
+			listed := false
 			for _, m := range ms {
 				mark := ""
 				if m.Name == active {
-					mark = "*"
+					mark, listed = "*", true
 				}
 				var trees []string
 				for _, t := range m.Trees {
 					trees = append(trees, t.Name)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, st.Size(m.Name))
+				state := "ok"
+				if err := st.Verify(cmd.Context(), m.Name); err != nil {
+					if !errors.Is(err, store.ErrDamaged) {
+						return err
+					}
+					state = "damaged"
+					faults = append(faults, err.Error())
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, st.Size(m.Name), state)
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if active != "" && !listed {
+				faults = append(faults, fmt.Sprintf("the pointer names version %q, which is not stored; no server serves it: run 'tzctx activate NAME'", active))
+			}
+			if len(faults) > 0 {
+				fmt.Fprintln(cmd.OutOrStdout())
+				for _, f := range faults {
+					fmt.Fprintln(cmd.OutOrStdout(), f)
+				}
+			}
+			return nil
 		},
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -123,7 +125,10 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 	rec := Record{Time: start, Action: d.recordedName(name)}
 	defer func() {
 		if p := recover(); p != nil {
-			// The panic value may hold request data; it is not kept.
+			// The panic value may hold request data: only a runtime
+			// error's text (indexes and types) and the stack, which holds
+			// no string contents, are logged.
+			slog.Error("action panicked", "action", rec.Action, "panic", PanicText(p), "stack", string(debug.Stack()))
 			result, err = nil, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
 		}
 		if err != nil {
@@ -174,6 +179,23 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		return nil, err
 	}
 	return result, nil
+}
+
+// PanicText describes a recovered panic value without its data: a
+// runtime error's text, which names indexes and types, or else the value's
+// type alone, since a value a handler panicked with may hold the caller's
+// words.
+func PanicText(p any) string {
+	if re, ok := p.(runtime.Error); ok {
+		return re.Error()
+	}
+	if err, ok := p.(error); ok {
+		var re runtime.Error
+		if errors.As(err, &re) {
+			return re.Error()
+		}
+	}
+	return fmt.Sprintf("a value of type %T", p)
 }
 
 // Refuse records a call a front end refused before it could build the

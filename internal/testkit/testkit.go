@@ -62,7 +62,7 @@ func Ingest(t testing.TB, trees ...ingest.TreeSource) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Activate(sum.Version); err != nil {
+	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Refresh(); err != nil {
@@ -115,7 +115,7 @@ func SampleStoreIn(dir string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Activate(sum.Version); err != nil {
+	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		return nil, err
 	}
 	_, err = st.Refresh()
