@@ -272,6 +272,7 @@ func (b *Builder) Abort() {
 	}
 	if b.db != nil {
 		b.db.Close()
+		b.db = nil
 	}
 	// The bleve builder is not closed: closing it would build the whole
 	// index first. It holds no open file between batches; its work files

@@ -122,7 +122,7 @@ func (s *Store) List() ([]Meta, error) {
 		}
 		m, err := readMeta(s.versionDir(e.Name()))
 		if err != nil {
-			continue // not a complete version: never visible
+			continue // damaged: Unreadable names it
 		}
 		out = append(out, m)
 	}
@@ -142,9 +142,35 @@ func (s *Store) Lookup(name string) (Meta, error) {
 	}
 	m, err := readMeta(s.versionDir(name))
 	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			// Versions are renamed into place whole, meta.json with them,
+			// so a folder whose meta.json is there but does not read is
+			// damaged. One without meta.json (a copy in progress) is no
+			// version yet.
+			return Meta{}, &DamagedError{Version: name, File: metaFile, Problem: fmt.Sprintf("cannot be read (%v)", errText(err))}
+		}
 		return Meta{}, fmt.Errorf("no version %q in %s; 'tzctx versions' lists them", name, s.dir)
 	}
 	return m, nil
+}
+
+// Unreadable returns the names of the version folders whose meta.json is
+// there but does not read: damaged versions that List cannot describe.
+func (s *Store) Unreadable() ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, versionsDir))
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := readMeta(s.versionDir(e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
 }
 
 // FindDigest returns the name of a stored version with the given content

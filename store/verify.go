@@ -128,12 +128,6 @@ const (
 // ErrDamaged)); a cancelled ctx returns ctx's error.
 func (s *Store) Verify(ctx context.Context, name string) error {
 	if _, err := s.Lookup(name); err != nil {
-		if ValidName(name) == nil {
-			if _, serr := os.Stat(s.versionDir(name)); serr == nil {
-				// The folder is there but its meta.json is not readable.
-				_, err = verifyDir(ctx, s.versionDir(name), name, full)
-			}
-		}
 		return err
 	}
 	v, err := openVersion(ctx, s.versionDir(name), name, full)

@@ -98,9 +98,12 @@ func parseVersionsFaults(t *testing.T, out string) ([]versionRow, []string) {
 		if len(f) != 6 {
 			t.Fatalf("versions row %q: want [*] NAME CREATED TREES PAGES BYTES STATE", l)
 		}
-		c, err := time.Parse(time.RFC3339, f[1])
-		if err != nil {
-			t.Fatalf("versions row %q: created is not RFC 3339: %v", l, err)
+		var c time.Time
+		if f[1] != "-" || f[5] != "damaged" { // an unreadable version has no date
+			var err error
+			if c, err = time.Parse(time.RFC3339, f[1]); err != nil {
+				t.Fatalf("versions row %q: created is not RFC 3339: %v", l, err)
+			}
 		}
 		r.name, r.create, r.trees, r.pages, r.bytes, r.state = f[0], c, f[2], f[3], f[4], f[5]
 		if r.state != "ok" && r.state != "damaged" {

@@ -58,6 +58,22 @@ serving the version it had, or, just started, serves none.`,
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, st.Size(m.Name), state)
 			}
+			// Folders whose meta.json does not read: damaged, and listed
+			// so, since nothing else describes them.
+			unreadable, err := st.Unreadable()
+			if err != nil {
+				return err
+			}
+			for _, name := range unreadable {
+				mark := ""
+				if name == active {
+					mark, listed = "*", true
+				}
+				fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t%d\tdamaged\n", mark, name, st.Size(name))
+				if _, err := st.Lookup(name); err != nil {
+					faults = append(faults, err.Error())
+				}
+			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
