@@ -23,7 +23,7 @@ func (panicky) Call(_ context.Context, _ string, args map[string]any) (any, erro
 	panic("answering " + args["query"].(string))
 }
 func (panicky) Refuse(_ context.Context, _ string, err error) error { return err }
-func (panicky) Action(string) *dispatch.Action                       { return nil }
+func (panicky) Action(string) *dispatch.Action                      { return nil }
 
 var _ api.Dispatcher = panicky{}
 
