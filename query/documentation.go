@@ -30,7 +30,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 			req.Query = nil // a wordless query reads as no query
 		}
 	}
-	part := "index"
+	part := PartIndex
 	if req.Part != nil {
 		part = *req.Part
 	}
@@ -40,10 +40,10 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 		if req.Query != nil {
 			drop = append(drop, "query")
 		}
-		if part != "index" {
+		if part != PartIndex {
 			drop = append(drop, "part")
 		}
-	case req.Query != nil && part != "index":
+	case req.Query != nil && part != PartIndex:
 		drop = append(drop, "part")
 	}
 	if len(drop) > 0 {
@@ -91,10 +91,11 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	if req.Page == nil {
 		_, txt, err := treeText(v, tree, part, partWhat(part))
 		if err != nil {
-			return nil, docID(tree, part), err
+			return nil, partID(tree, part).String(), err
 		}
-		a, err := r.answer(read{t: txt, id: docID(tree, part), action: "read_documentation", selector: "the same tree, part and page"}, req.Paging)
-		return a, docID(tree, part), err
+		id := partID(tree, part).String()
+		a, err := r.answer(read{t: txt, id: id, action: "read_documentation", selector: "the same tree, part and page"}, req.Paging)
+		return a, id, err
 	}
 	t := v.Tree(tree)
 	if t == nil {
@@ -102,10 +103,10 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	}
 	i, tried := resolvePage(t, tree, page)
 	if i < 0 {
-		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.ContextNotFound, "no page %s in the %s manifest; routes take the form /%s/<path>/ as docs:%s lists them", tried, tree, tree, tree)
+		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.ContextNotFound, "no page %s in the %s manifest; routes take the form /%s/<path>/ as %s lists them", tried, tree, tree, partID(tree, PartIndex))
 	}
 	p := t.Pages[i]
-	pid := "docs:" + tree + ":page:" + p.Slug(tree)
+	pid := ContentID{Kind: KindPage, Tree: tree, Slug: p.Slug(tree)}.String()
 	txt, err := t.Text(p.Route)
 	if err != nil {
 		return nil, pid, err

@@ -56,11 +56,12 @@ func treeText(v *store.Version, tree, key, what string) (*store.Tree, *store.Tex
 	return t, txt, nil
 }
 
+// partWhat names a tree's part for an error detail.
 func partWhat(part string) string {
 	switch part {
-	case "full":
+	case PartFull:
 		return "whole text"
-	case "outline":
+	case PartOutline:
 		return "outline"
 	}
 	return "index"

@@ -28,7 +28,7 @@ func RefusedDocSubject(args map[string]any) string {
 	default:
 		req.Query = new(string)
 	}
-	if p, ok := args["part"].(string); ok && (p == "index" || p == "full" || p == "outline") {
+	if p, ok := args["part"].(string); ok && (p == PartIndex || p == PartFull || p == PartOutline) {
 		req.Part = &p
 	}
 	return docSubject(req, treeName(req.Tree))
@@ -49,15 +49,15 @@ func RefusedContextSubject(args map[string]any, idMax int) string {
 func docSubject(req DocRequest, tree string) string {
 	switch {
 	case req.Page != nil:
-		return "docs:" + tree + ":page"
+		return ContentID{Kind: KindPage, Tree: tree}.Marker()
 	case req.Query != nil:
-		return "docs:" + tree + ":search"
+		return ContentID{Kind: KindSearch, Tree: tree}.Marker()
 	case tree == "":
-		return "docs:"
+		return ContentID{}.Marker()
 	}
-	part := "index"
+	part := PartIndex
 	if req.Part != nil {
 		part = *req.Part
 	}
-	return docID(tree, part)
+	return partID(tree, part).String()
 }
