@@ -1,7 +1,7 @@
 // Package dispatch is the one action dispatcher under every front end:
-// HTTP today, MCP next. It registers the actions package actions
-// constructs, each checked against the served contract; it validates a
-// call's arguments against the action's request schema, resolves the
+// HTTP today, MCP next. It registers actions, as package actions
+// constructs them, each checked against the served contract; it validates
+// a call's arguments against the action's request schema, resolves the
 // caller, runs the handler, maps errors to the contract's vocabulary and
 // records the call.
 package dispatch

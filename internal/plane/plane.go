@@ -22,9 +22,9 @@ func Limits() (schemas.Limits, error) {
 	return c.Limits(), nil
 }
 
-// Actions returns the actions this build serves, answered by reader.
+// served returns the actions this build serves, answered by reader.
 // list_context is in the contract and not yet here.
-func Actions(reader *query.Reader, limits schemas.Limits) []*dispatch.Action {
+func served(reader *query.Reader, limits schemas.Limits) []*dispatch.Action {
 	return []*dispatch.Action{
 		actions.ReadContext(reader, limits),
 		actions.ReadDocumentation(reader),
@@ -39,7 +39,7 @@ func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Rec
 		return nil, err
 	}
 	d := dispatch.New(c, resolver, recorder)
-	for _, a := range Actions(reader, c.Limits()) {
+	for _, a := range served(reader, c.Limits()) {
 		if err := d.Register(a); err != nil {
 			return nil, err
 		}
