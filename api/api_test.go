@@ -84,6 +84,11 @@ func do(t *testing.T, req *http.Request) reply {
 	if err := json.Unmarshal(raw, &body); err != nil {
 		t.Fatalf("answer is not JSON: %q", raw)
 	}
+	if action, ok := strings.CutPrefix(req.URL.Path, "/api/v1/actions/"); ok && resp.StatusCode == http.StatusOK {
+		if err := checkAnswer(action, raw); err != nil {
+			t.Errorf("%s %s: %v\n%s", req.Method, req.URL.Path, err, raw)
+		}
+	}
 	return reply{status: resp.StatusCode, body: body, raw: string(raw)}
 }
 
@@ -444,5 +449,51 @@ func TestHeadings(t *testing.T) {
 		if r := s.post(t, "read_documentation", body); r.body["headings"] != nil {
 			t.Errorf("%s answered headings", body)
 		}
+	}
+}
+
+// TestAnswerCheckBites: the response-schema check every successful answer
+// passes through (do) refuses answers that leave the action's schema.
+func TestAnswerCheckBites(t *testing.T) {
+	s := sampleServer(t)
+	doc := s.post(t, "read_documentation", `{"page":"/cloud/reference/http/","limit":1000}`)
+	ctx := s.post(t, "read_context", `{"id":"docs:cloud","limit":300}`)
+	if doc.body["headings"] == nil || ctx.body["continuation"] == nil {
+		t.Fatalf("the answers to tamper with lack headings or continuation: %s %s", doc.raw, ctx.raw)
+	}
+	tamper := func(r reply, edit func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(r.raw), &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		raw, _ := json.Marshal(m)
+		return raw
+	}
+	for _, c := range []struct {
+		name, action string
+		raw          []byte
+	}{
+		{"extra member", "read_documentation", tamper(doc, func(m map[string]any) { m["bogus"] = 1 })},
+		{"no stamp", "read_documentation", tamper(doc, func(m map[string]any) { delete(m, "stamp") })},
+		{"upper-case stamp", "read_documentation", tamper(doc, func(m map[string]any) { m["stamp"] = strings.ToUpper(doc.str("stamp")) })},
+		{"next_offset as string", "read_documentation", tamper(doc, func(m map[string]any) { m["next_offset"] = "1000" })},
+		{"contract version 2", "read_documentation", tamper(doc, func(m map[string]any) { m["contract_version"] = 2 })},
+		{"41 headings", "read_documentation", tamper(doc, func(m map[string]any) {
+			hs := m["headings"].([]any)
+			for len(hs) < 41 {
+				hs = append(hs, hs[0])
+			}
+			m["headings"] = hs
+		})},
+		{"headings on read_context", "read_context", tamper(ctx, func(m map[string]any) { m["headings"] = doc.body["headings"] })},
+		{"an unknown action", "read_everything", []byte(ctx.raw)},
+	} {
+		if err := checkAnswer(c.action, c.raw); err == nil {
+			t.Errorf("%s: the check passed %s", c.name, c.raw)
+		}
+	}
+	if err := checkAnswer("read_documentation", []byte(doc.raw)); err != nil {
+		t.Error(err)
 	}
 }

@@ -1,13 +1,20 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -46,4 +53,62 @@ func testkitSite(t *testing.T) string { return testkit.SampleSite(t) }
 
 func ingestSite(t *testing.T, trees ...ingest.TreeSource) *store.Store {
 	return testkit.Ingest(t, trees...)
+}
+
+// responseSchemas are the compiled response schemas of every action the
+// contract enumerates, by name, compiled once from the embedded contract
+// rather than from what the dispatcher carries.
+var responseSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	c, err := schemas.Load()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*jsonschema.Schema{}
+	for _, e := range c.Enumeration() {
+		a, err := c.Action(e.Name)
+		if err != nil {
+			return nil, err
+		}
+		if out[e.Name], err = compile("urn:test:response:"+e.Name, a.Response); err != nil {
+			return nil, fmt.Errorf("%s response schema: %w", e.Name, err)
+		}
+	}
+	return out, nil
+})
+
+func compile(url string, doc map[string]any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, v); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// checkAnswer validates a successful answer of action, as the server
+// wrote it, against the action's response schema.
+func checkAnswer(action string, raw []byte) error {
+	all, err := responseSchemas()
+	if err != nil {
+		return err
+	}
+	s := all[action]
+	if s == nil {
+		return fmt.Errorf("a successful answer of %q, which has no response schema", action)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("the answer does not fit the %s response schema: %w", action, err)
+	}
+	return nil
 }

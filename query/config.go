@@ -8,19 +8,8 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
-
-// Limits are the bounds of schemas/served_context.json (A-14).
-type Limits struct {
-	CatalogEntryLimit int `json:"catalog_entry_limit"`
-	TextDefaultLimit  int `json:"text_default_limit"`
-	TextMaxLimit      int `json:"text_max_limit"`
-	IDMaxLength       int `json:"id_max_length"`
-	SearchMatchLimit  int `json:"search_match_limit"`
-	QueryMaxLength    int `json:"query_max_length"`
-	HeadingsLimit     int `json:"headings_limit"`
-	HeadingMaxLength  int `json:"heading_max_length"`
-}
 
 // headingsFall is the contract's fixed threshold above which a page's
 // headings fall to depth 2 alone; it is not configurable.
@@ -32,7 +21,8 @@ type Access string
 
 // Config configures the reader.
 type Config struct {
-	Limits Limits
+	// Limits are the contract's bounds (A-14), from schemas.Load.
+	Limits schemas.Limits
 	// Origin is the estate's public origin, stripped from page values.
 	Origin string
 	// Access maps each tree to the identity reading it requires; a tree

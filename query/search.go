@@ -112,7 +112,7 @@ type hit struct {
 // search answers a query over tree, or over every readable tree the
 // served version holds where tree is empty.
 func (r *Reader) search(ctx context.Context, tree string, words []string, raw string, p Paging, readable []string) (*Answer, string, error) {
-	subject := "docs:" + tree + ":search"
+	subject := ContentID{Kind: KindSearch, Tree: tree}.Marker()
 	code := RuleCode(raw) // words already hold its bare code (QueryWords)
 	v, err := r.acquire()
 	if err != nil {
@@ -140,7 +140,7 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 	if err != nil {
 		return nil, subject, err
 	}
-	id := "docs:" + tree + ":search:" + SearchID(words)
+	id := ContentID{Kind: KindSearch, Tree: tree, Search: SearchID(words)}.String()
 	a, err := r.answer(read{t: newMemText(text), id: id, action: "read_documentation", selector: "the same tree and query"}, p)
 	return a, subject, err
 }

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
@@ -9,18 +8,12 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-func testLimits() Limits {
-	var idx struct {
-		Limits Limits `json:"limits"`
-	}
-	raw, err := schemas.FS.ReadFile("served_context.json")
+func testLimits() schemas.Limits {
+	c, err := schemas.Load()
 	if err != nil {
 		panic(err)
 	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		panic(err)
-	}
-	return idx.Limits
+	return c.Limits()
 }
 
 func TestSearchMatchesOracleOnSampleSite(t *testing.T) {

@@ -1,7 +1,9 @@
 // Package dispatch is the one action dispatcher under every front end:
-// HTTP today, MCP next. It validates a call's arguments against the
-// action's JSON schema, resolves the caller, runs the handler, maps errors
-// to the contract's vocabulary and records the call.
+// HTTP today, MCP next. It registers actions, as package actions
+// constructs them, each checked against the served contract; it validates
+// a call's arguments against the action's request schema, resolves the
+// caller, runs the handler, maps errors to the contract's vocabulary and
+// records the call.
 package dispatch
 
 import (
@@ -11,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -20,26 +23,44 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Handler runs one action. It returns the result and the record subject
 // (never a query's words), also where it refuses.
 type Handler func(ctx context.Context, args map[string]any) (result any, subject string, err error)
 
-// Action is one registered action.
+// Action is one action, as its constructor returns it and the dispatcher
+// registers it.
 type Action struct {
-	Name string
-	// Summary is the action's contract description.
-	Summary string
-	// Request is the action's request schema as a JSON document.
-	Request map[string]any
-	Handle  Handler
+	// Action is the action as the served contract defines it: its name,
+	// its enumeration entry (resource, tier, access, summary,
+	// annotations), its contract description and its request and
+	// response schemas. Register refuses an action whose definition is
+	// not the contract's, so front ends may read it from here.
+	schemas.Action
+	Handle Handler
 	// RefusedSubject gives the record subject of a call refused before
 	// the handler ran, from its raw arguments; nil records none.
 	RefusedSubject func(args map[string]any) string
 
 	schema *jsonschema.Schema
 }
+
+// Contract is the served contract the dispatcher registers actions
+// against; *schemas.Contract is one.
+type Contract interface {
+	Action(name string) (schemas.Action, error)
+}
+
+var _ Contract = (*schemas.Contract)(nil)
+
+// Errors of Register, beside the contract's schemas.ErrUnknownAction.
+var (
+	ErrDefinitionDrift = errors.New("the action's definition differs from the contract's")
+	ErrDuplicateAction = errors.New("an action of that name is registered already")
+	ErrNoHandler       = errors.New("the action has no handler")
+)
 
 // Record is what the dispatcher records of every call, refusals included.
 type Record struct {
@@ -65,18 +86,36 @@ type Resolver interface {
 
 // Dispatcher routes calls to actions.
 type Dispatcher struct {
+	contract Contract
 	actions  map[string]*Action
 	resolver Resolver
 	recorder Recorder
 }
 
-// New returns a dispatcher with the given resolver and recorder.
-func New(resolver Resolver, recorder Recorder) *Dispatcher {
-	return &Dispatcher{actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
+// New returns a dispatcher that registers actions against contract, with
+// the given resolver and recorder.
+func New(contract Contract, resolver Resolver, recorder Recorder) *Dispatcher {
+	return &Dispatcher{contract: contract, actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
 }
 
-// Register adds an action, compiling its request schema.
+// Register adds an action, compiling its request schema. It refuses an
+// action the contract lacks (an error wrapping schemas.ErrUnknownAction
+// that names the file lacking it), one whose definition differs from the
+// contract's (ErrDefinitionDrift), a second action of one name
+// (ErrDuplicateAction) and one without a handler (ErrNoHandler).
 func (d *Dispatcher) Register(a *Action) error {
+	want, err := d.contract.Action(a.Name)
+	if err != nil {
+		return fmt.Errorf("register action %s: %w", a.Name, err)
+	}
+	switch {
+	case !reflect.DeepEqual(a.Action, want):
+		return fmt.Errorf("register action %s: %w", a.Name, ErrDefinitionDrift)
+	case a.Handle == nil:
+		return fmt.Errorf("register action %s: %w", a.Name, ErrNoHandler)
+	case d.actions[a.Name] != nil:
+		return fmt.Errorf("register action %s: %w", a.Name, ErrDuplicateAction)
+	}
 	raw, err := json.Marshal(a.Request)
 	if err != nil {
 		return err

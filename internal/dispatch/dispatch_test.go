@@ -3,28 +3,85 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 type memRecorder []Record
 
 func (m *memRecorder) Record(_ context.Context, r Record) { *m = append(*m, r) }
 
-func newTest(t *testing.T, h Handler) (*Dispatcher, *memRecorder) {
-	rec := &memRecorder{}
-	d := New(StaticResolver{"tok": {Subject: "alice", Application: "app", Profiles: []string{"p"}}}, rec)
-	err := d.Register(&Action{Name: "echo", Request: map[string]any{
+// fakeContract defines actions for the tests, as *schemas.Contract does.
+type fakeContract map[string]schemas.Action
+
+func (f fakeContract) Action(name string) (schemas.Action, error) {
+	a, ok := f[name]
+	if !ok {
+		return schemas.Action{}, fmt.Errorf("%w: the test contract has no %s", schemas.ErrUnknownAction, name)
+	}
+	return a, nil
+}
+
+func echoContract() fakeContract {
+	echo := schemas.Action{Entry: schemas.Entry{Name: "echo", Summary: "Echo."}, Request: map[string]any{
 		"type":                 "object",
 		"properties":           map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}, "s": map[string]any{"type": "string", "maxLength": 3}},
 		"additionalProperties": false,
-	}, Handle: h})
-	if err != nil {
+	}}
+	return fakeContract{"echo": echo}
+}
+
+func newTest(t *testing.T, h Handler) (*Dispatcher, *memRecorder) {
+	rec := &memRecorder{}
+	c := echoContract()
+	d := New(c, StaticResolver{"tok": {Subject: "alice", Application: "app", Profiles: []string{"p"}}}, rec)
+	if err := d.Register(&Action{Action: c["echo"], Handle: h}); err != nil {
 		t.Fatal(err)
 	}
 	return d, rec
+}
+
+// TestRegisterHoldsActionsToTheContract: an action the contract lacks,
+// one whose definition differs from the contract's, a second of one name
+// and one without a handler are refused, each with its error.
+func TestRegisterHoldsActionsToTheContract(t *testing.T) {
+	h := func(context.Context, map[string]any) (any, string, error) { return nil, "", nil }
+	c := echoContract()
+	d := New(c, nil, nil)
+	unknown := &Action{Handle: h}
+	unknown.Name = "echoes"
+	drifted := &Action{Action: echoContract()["echo"], Handle: h}
+	drifted.Request["additionalProperties"] = true
+	reworded := &Action{Action: c["echo"], Handle: h}
+	reworded.Summary = "Echo what it is sent."
+	for _, tc := range []struct {
+		name string
+		a    *Action
+		want error
+	}{
+		{"unknown", unknown, schemas.ErrUnknownAction},
+		{"drifted shape", drifted, ErrDefinitionDrift},
+		{"reworded summary", reworded, ErrDefinitionDrift},
+		{"no handler", &Action{Action: c["echo"]}, ErrNoHandler},
+	} {
+		if err := d.Register(tc.a); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Register = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if len(d.Actions()) != 0 {
+		t.Fatalf("refused actions were registered: %v", d.Actions())
+	}
+	if err := d.Register(&Action{Action: c["echo"], Handle: h}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Register(&Action{Action: c["echo"], Handle: h}); !errors.Is(err, ErrDuplicateAction) {
+		t.Errorf("second echo = %v", err)
+	}
 }
 
 func TestCallRecordsEveryOutcome(t *testing.T) {

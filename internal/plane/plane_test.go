@@ -1,69 +1,79 @@
 package plane
 
 import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-// TestSchemasAgreeWithLimits is the drift guard between the wire shapes in
-// action_payloads.json and the limits in served_context.json: a bound
-// written in both places must hold the same value.
-func TestSchemasAgreeWithLimits(t *testing.T) {
-	lim, err := Limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lim.TextDefaultLimit <= 0 || lim.TextMaxLimit < lim.TextDefaultLimit || lim.CatalogEntryLimit <= 0 {
-		t.Fatalf("limits %+v are not positive and ordered", lim)
-	}
-	p, err := LoadPayloads()
-	if err != nil {
-		t.Fatal(err)
-	}
-	num := func(m map[string]any, path ...string) float64 {
-		var cur any = m
-		for _, k := range path {
-			cur = cur.(map[string]any)[k]
-		}
-		return cur.(float64)
-	}
-	checks := []struct {
-		name string
-		got  float64
-		want int
-	}{
-		{"$defs/limit/maximum", num(p.Defs, "limit", "maximum"), lim.TextMaxLimit},
-		{"read_context id maxLength", num(p.Actions["read_context"].Request, "properties", "id", "maxLength"), lim.IDMaxLength},
-		{"read_documentation page maxLength", num(p.Actions["read_documentation"].Request, "properties", "page", "maxLength"), lim.IDMaxLength},
-		{"read_documentation query maxLength", num(p.Actions["read_documentation"].Request, "properties", "query", "maxLength"), lim.QueryMaxLength},
-		{"read_documentation headings maxItems", num(p.Actions["read_documentation"].Response, "properties", "headings", "maxItems"), lim.HeadingsLimit},
-		{"read_documentation heading text maxLength", num(p.Actions["read_documentation"].Response, "properties", "headings", "items", "properties", "text", "maxLength"), lim.HeadingMaxLength},
-	}
-	for _, c := range checks {
-		if int(c.got) != c.want {
-			t.Errorf("%s = %v in action_payloads.json, %d in served_context.json", c.name, c.got, c.want)
-		}
-	}
-	if p.ContractVersion != 1 {
-		t.Errorf("contract_version = %d", p.ContractVersion)
-	}
-}
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func TestNewRegistersEveryPayloadAction(t *testing.T) {
-	p, err := LoadPayloads()
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestBuildServesTheEnumerationButListContext: the default dispatcher
+// registers every action the contract enumerates except list_context,
+// which the catalog step adds; CTX-03's build metadata is read from here.
+func TestBuildServesTheEnumerationButListContext(t *testing.T) {
 	d, err := New(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range p.Actions {
-		a := d.Action(name)
-		if a == nil || a.Summary != p.Actions[name].Summary {
-			t.Errorf("action %s is not registered with its contract summary", name)
+	c, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, e := range c.Enumeration() {
+		if d.Action(e.Name) == nil {
+			missing = append(missing, e.Name)
 		}
 	}
-	if len(d.Actions()) != len(p.Actions) {
-		t.Errorf("%d actions registered, %d in action_payloads.json", len(d.Actions()), len(p.Actions))
+	if len(missing) != 1 || missing[0] != "list_context" {
+		t.Errorf("enumerated actions without a registration: %v, want [list_context]", missing)
+	}
+	if len(d.Actions()) != len(c.Enumeration())-len(missing) {
+		t.Errorf("%d actions registered", len(d.Actions()))
+	}
+}
+
+// TestRegisteredActionsSnapshot pins what the default dispatcher
+// registers: each action's name, enumeration entry, description and
+// request and response schemas, as front ends read them.
+func TestRegisteredActionsSnapshot(t *testing.T) {
+	d, err := New(nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []schemas.Action
+	for _, a := range d.Actions() {
+		defs = append(defs, a.Action)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(defs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "registered_actions.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	const regen = "go test ./internal/plane -run TestRegisteredActionsSnapshot -update"
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("internal/plane/%s: %v; create it with: %s", path, err, regen)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("internal/plane/%s differs from the actions the default dispatcher registers; if the change is intended, regenerate it with: %s\n got:\n%s", path, regen, buf.String())
 	}
 }

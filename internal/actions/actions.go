@@ -1,0 +1,28 @@
+// Package actions defines the served-context plane's actions, one
+// constructor and one file per action. A constructor takes what its
+// action reads through (a reader of package query, the contract's
+// limits) and returns the dispatcher's action value: its name, its
+// definition from the embedded contract (enumeration entry, description,
+// request and response schemas) and its handler. The dispatcher's users
+// assemble them (internal/plane); nothing here calls a front end.
+package actions
+
+import (
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+// define returns the named action with handle as its handler and its
+// definition from the embedded contract. Where the contract lacks the
+// name, the action carries the name alone, and the dispatcher refuses to
+// register it, naming the schema file that lacks it.
+func define(name string, handle dispatch.Handler, refused func(args map[string]any) string) *dispatch.Action {
+	a := &dispatch.Action{Handle: handle, RefusedSubject: refused}
+	a.Name = name
+	if c, err := schemas.Load(); err == nil {
+		if def, err := c.Action(name); err == nil {
+			a.Action = def
+		}
+	}
+	return a
+}

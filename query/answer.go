@@ -1,0 +1,178 @@
+package query
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// MimeMarkdown is the media type of every documentation text (A-33).
+const MimeMarkdown = "text/markdown"
+
+// Answer is the response of a text read: read_context's shape, plus
+// headings on a page read's first chunk (A-35). Members are in the order
+// A-19 fixes.
+type Answer struct {
+	ContractVersion int            `json:"contract_version"`
+	Stamp           string         `json:"stamp"`
+	Offset          int            `json:"offset"`
+	Total           int            `json:"total"`
+	NextOffset      *int           `json:"next_offset"`
+	ID              string         `json:"id"`
+	MimeType        string         `json:"mime_type"`
+	Continuation    string         `json:"continuation,omitempty"`
+	Headings        []HeadingEntry `json:"headings,omitempty"`
+	Text            string         `json:"text"`
+}
+
+// HeadingEntry is one entry of a page read's headings.
+type HeadingEntry struct {
+	Text   string `json:"text"`
+	Offset int    `json:"offset"`
+}
+
+// Paging holds the paging members every text read shares.
+type Paging struct {
+	Offset *int    `json:"offset,omitempty"`
+	Limit  *int    `json:"limit,omitempty"`
+	Stamp  *string `json:"stamp,omitempty"`
+}
+
+// text is what paging needs of a text: its place table, its stamp and its
+// code points.
+type text interface {
+	textmap.Layout
+	Stamp() string
+	Slice(begin, end int) string
+}
+
+var _ text = (*store.Text)(nil)
+
+// memText is a text composed per call, such as a search answer.
+type memText struct {
+	*textmap.Map
+	s     string
+	stamp string
+}
+
+func newMemText(s string) *memText {
+	sum := sha256.Sum256([]byte(s))
+	return &memText{Map: textmap.Scan(s), s: s, stamp: hex.EncodeToString(sum[:])}
+}
+
+func (m *memText) Stamp() string               { return m.stamp }
+func (m *memText) Slice(begin, end int) string { return textmap.Slice(m.s, begin, end) }
+
+// read is one text to page, with what its answer names.
+type read struct {
+	t        text
+	id       string
+	action   string // read_documentation or read_context
+	selector string // how the continuation names the call that reads on
+	page     []tzctx.Heading
+	isPage   bool
+}
+
+func (r *Reader) limit(p Paging) int {
+	if p.Limit != nil {
+		return *p.Limit
+	}
+	return r.cfg.Limits.TextDefaultLimit
+}
+
+// checkPaging runs the paging checks that come before tree resolution.
+func checkPaging(p Paging) error {
+	if p.Offset != nil && *p.Offset > 0 && p.Stamp == nil {
+		return tzctx.Errorf(tzctx.InvalidRequest, "offset %d needs the stamp of the answer that gave it; send offset and stamp together, or read from offset 0 without a stamp", *p.Offset)
+	}
+	return nil
+}
+
+// answer pages rd per the request's paging: stamp match, offset range,
+// chunk, continuation and headings.
+func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
+	total := rd.t.Total()
+	stamp := rd.t.Stamp()
+	if p.Stamp != nil && *p.Stamp != stamp {
+		return nil, tzctx.Errorf(tzctx.ContextChanged, "the text of %s has changed since that stamp; read again from offset 0 without a stamp", rd.id)
+	}
+	off := 0
+	if p.Offset != nil {
+		off = *p.Offset
+	}
+	if off > total {
+		return nil, tzctx.Errorf(tzctx.InvalidRequest, "offset %d is past the end of %s, which holds %d code points", off, rd.id, total)
+	}
+	limit := r.limit(p)
+	begin, end := textmap.Chunk(rd.t, off, limit)
+	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: MimeMarkdown, Text: rd.t.Slice(begin, end)}
+	if end < total {
+		n := end
+		a.NextOffset = &n
+	}
+	whole := begin == 0 && end == total
+	if whole {
+		return a, nil
+	}
+	nav := ""
+	if rd.isPage {
+		var cut bool
+		if begin == 0 && a.NextOffset != nil {
+			a.Headings, cut = r.headings(rd.page)
+		}
+		switch {
+		case cut:
+			nav = " The headings list is cut; for a later section or a passage's words, use query."
+		case a.Headings != nil:
+			nav = " For a section, read from an offset in headings with this stamp; for a passage's words, use query."
+		default:
+			nav = " For a passage's words, use query."
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Read code points %d to %d of %d.", begin, end, total)
+	if a.NextOffset != nil {
+		fmt.Fprintf(&b, " To read on, call %s with %s, offset %d and stamp %s.", rd.action, rd.selector, end, stamp)
+	} else {
+		b.WriteString(" This chunk is the last.")
+	}
+	b.WriteString(nav)
+	a.Continuation = b.String()
+	return a, nil
+}
+
+// headings selects a page's headings entries (A-19): depth 2 and deeper,
+// falling to depth 2 alone above 40, bounded in count and length. cut
+// reports whether either bound cut the list.
+func (r *Reader) headings(hs []tzctx.Heading) (out []HeadingEntry, cut bool) {
+	sel := hs
+	if len(hs) > headingsFall {
+		sel = nil
+		for _, h := range hs {
+			if h.Depth == 2 {
+				sel = append(sel, h)
+			}
+		}
+	}
+	if len(sel) == 0 {
+		return nil, false
+	}
+	if n := r.cfg.Limits.HeadingsLimit; len(sel) > n {
+		sel, cut = sel[:n], true
+	}
+	out = make([]HeadingEntry, len(sel))
+	for i, h := range sel {
+		t := h.Text
+		if utf8.RuneCountInString(t) > r.cfg.Limits.HeadingMaxLength {
+			t, cut = string([]rune(t)[:r.cfg.Limits.HeadingMaxLength]), true
+		}
+		out[i] = HeadingEntry{Text: t, Offset: h.Offset}
+	}
+	return out, cut
+}
