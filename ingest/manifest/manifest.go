@@ -259,6 +259,7 @@ func WalkFolder(ctx context.Context, f *sitefs.Folder, opts Options) (*Result, e
 		dir:   f,
 		cache: map[string]*node{},
 		seen:  map[string]bool{},
+		clean: map[string]string{},
 		res:   &Result{},
 	}
 	data, err := f.ReadFile(ctx, ManifestName, w.opts.MaxFileBytes)
@@ -408,6 +409,7 @@ type walker struct {
 	cache  map[string]*node
 	seen   map[string]bool
 	res    *Result
+	clean  map[string]string // page path strings seen, cleaned
 	visits int
 	tokens int
 }
@@ -699,13 +701,19 @@ func (w *walker) skip(k SkipKind, v *node, at *loc) {
 
 // walkString records a page path or skips an operation string.
 func (w *walker) walkString(v *node, at *loc) error {
-	if opRE.MatchString(v.str) {
-		w.skip(SkipOperation, v, at)
-		return nil
-	}
-	p, problem, fix := cleanPage(v.str)
-	if problem != "" {
-		return &Error{File: v.file, Pointer: at.pointer(), Problem: problem, Fix: fix}
+	p, known := w.clean[v.str]
+	if !known {
+		if opRE.MatchString(v.str) {
+			w.skip(SkipOperation, v, at)
+			return nil
+		}
+		var problem, fix string
+		if p, problem, fix = cleanPage(v.str); problem != "" {
+			return &Error{File: v.file, Pointer: at.pointer(), Problem: problem, Fix: fix}
+		}
+		// A string walked again (a file referenced many times) is a
+		// page path cleaned once.
+		w.clean[v.str] = p
 	}
 	page := Page{Path: p, Pointer: at.pointer(), File: v.file}
 	if w.seen[p] {

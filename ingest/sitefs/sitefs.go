@@ -74,7 +74,7 @@ func (e *Error) Error() string {
 		return e.linkText() + ", outside the folder " + e.Folder
 	case errors.Is(e.Err, ErrNotRegular):
 		if e.Link != "" {
-			return fmt.Sprintf("%s leads to %s, not a regular file", e.linkText(), e.Kind)
+			return fmt.Sprintf("%s, which is %s, not a regular file", e.linkText(), e.Kind)
 		}
 		return fmt.Sprintf("%s is %s, not a regular file", e.Name, e.Kind)
 	case errors.Is(e.Err, ErrTooLarge):
