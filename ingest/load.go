@@ -52,7 +52,7 @@ func loadTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, e
 		return nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
 	}
 	defer dir.Close()
-	res, err := manifest.WalkFolder(ctx, dir, manifest.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth})
+	res, err := manifest.WalkFolder(ctx, dir, manifest.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, CountOnly: true})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -121,6 +121,10 @@ type Options struct {
 	MaxFileBytes int64 // bytes of each manifest file
 	MaxNodes     int   // navigation values visited after $ref resolution
 	MaxDepth     int   // nesting of a navigation value across $ref files
+	// CountOnly counts skipped and repeated entries (Skipped, Duplicates)
+	// without listing them in Skips and Repeats, for a caller that needs
+	// only the counts: it saves a JSON pointer per such entry.
+	CountOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -143,10 +147,11 @@ type Result struct {
 	Duplicates int      // page paths listed again after their first position
 	Files      []string // manifest files read (root docs.json and every $ref file), relative to the site folder
 
-	// Skips lists the skipped entries in manifest order; len(Skips) == Skipped.
+	// Skips lists the skipped entries in manifest order; len(Skips) ==
+	// Skipped unless Options.CountOnly.
 	Skips []Skip
 	// Repeats lists every listing of a page after its first, in manifest
-	// order; len(Repeats) == Duplicates.
+	// order; len(Repeats) == Duplicates unless Options.CountOnly.
 	Repeats []Page
 	// Name is the root manifest's "name" member where it is a string, the
 	// site's name; empty otherwise.
@@ -691,12 +696,15 @@ func (w *walker) walkMembers(members []member) error {
 
 // skip records the entry v at at as skipped for kind k.
 func (w *walker) skip(k SkipKind, v *node, at *loc) {
+	w.res.Skipped++
+	if w.opts.CountOnly {
+		return
+	}
 	s := Skip{Kind: k, Pointer: at.pointer(), File: v.file}
 	if v.kind == kindString {
 		s.Value = v.str
 	}
 	w.res.Skips = append(w.res.Skips, s)
-	w.res.Skipped++
 }
 
 // walkString records a page path or skips an operation string.
@@ -715,14 +723,15 @@ func (w *walker) walkString(v *node, at *loc) error {
 		// page path cleaned once.
 		w.clean[v.str] = p
 	}
-	page := Page{Path: p, Pointer: at.pointer(), File: v.file}
 	if w.seen[p] {
-		w.res.Repeats = append(w.res.Repeats, page)
 		w.res.Duplicates++
+		if !w.opts.CountOnly {
+			w.res.Repeats = append(w.res.Repeats, Page{Path: p, Pointer: at.pointer(), File: v.file})
+		}
 		return nil
 	}
 	w.seen[p] = true
-	w.res.Pages = append(w.res.Pages, page)
+	w.res.Pages = append(w.res.Pages, Page{Path: p, Pointer: at.pointer(), File: v.file})
 	return nil
 }
 
