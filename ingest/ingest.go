@@ -22,6 +22,24 @@ import (
 // DefaultMaxPageBytes is the default bound on one page file's size.
 const DefaultMaxPageBytes = 16 << 20
 
+// DefaultMaxLLMSBytes is the default bound on a tree's llms.txt and on its
+// llms-full.txt, each: the whole text of a large site fits many times.
+const DefaultMaxLLMSBytes = 256 << 20
+
+// ErrSameRoute, ErrControl and ErrSymlinkTree are faults of a site folder
+// that ingest finds itself; an *Error wraps them. The faults of reading a
+// file are sitefs's (sitefs.ErrOutside, sitefs.ErrNotRegular,
+// sitefs.ErrTooLarge) and those of the manifest are manifest's.
+var (
+	// ErrSameRoute: two page paths of one manifest name the same route.
+	ErrSameRoute = errors.New("two page paths name one route")
+	// ErrControl: a page copy or llms text holds a control character.
+	ErrControl = errors.New("a control character in a text")
+	// ErrSymlinkTree: a site folder's tree folder is a symbolic link that
+	// does not resolve to a folder inside the site folder.
+	ErrSymlinkTree = errors.New("a tree folder links out of the site folder")
+)
+
 // TreeSource names one documentation folder to ingest as a tree.
 type TreeSource struct {
 	Name string
@@ -36,6 +54,18 @@ type Options struct {
 	Version string
 	// MaxPageBytes bounds one page file; 0 means DefaultMaxPageBytes.
 	MaxPageBytes int64
+	// MaxManifestBytes bounds docs.json and each $ref file; 0 means
+	// manifest.DefaultMaxFileBytes.
+	MaxManifestBytes int64
+	// MaxLLMSBytes bounds llms.txt and llms-full.txt, each; 0 means
+	// DefaultMaxLLMSBytes.
+	MaxLLMSBytes int64
+	// MaxNavNodes bounds the navigation values the manifest walk visits
+	// after $ref resolution; 0 means manifest.DefaultMaxNodes.
+	MaxNavNodes int
+	// MaxNavDepth bounds the nesting of the navigation; 0 means
+	// manifest.DefaultMaxDepth.
+	MaxNavDepth int
 	// Progress, if set, is called after each page is written.
 	Progress func(Progress)
 	// Now returns the current time; nil means time.Now.
@@ -69,6 +99,9 @@ type Error struct {
 	Pointer string
 	Problem string
 	Fix     string
+	// Err is the kind of fault where one is named (ErrSameRoute,
+	// ErrControl, ErrSymlinkTree, or sitefs's), for errors.Is.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -88,8 +121,15 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the kind of fault, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
 // SiteTrees lists the tree folders of a site folder. Every folder in it
-// must be named cloud, blueprint or tzdocs; hidden folders are ignored.
+// must be named cloud, blueprint or tzdocs; hidden entries are ignored, and
+// so are files. A symbolic link to a folder inside the site folder is a
+// tree folder like any other; a link to a folder outside it, or one that
+// leads nowhere, is refused, naming the link and its target (give such a
+// folder with --tree NAME=DIR).
 func SiteTrees(site string) ([]TreeSource, error) {
 	ents, err := os.ReadDir(site)
 	if err != nil {
@@ -97,7 +137,16 @@ func SiteTrees(site string) ([]TreeSource, error) {
 	}
 	var out []TreeSource
 	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		dir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if dir, err = linkedFolder(site, e.Name()); err != nil {
+				return nil, err
+			}
+		}
+		if !dir {
 			continue
 		}
 		if !tzctx.IsTree(e.Name()) {
@@ -109,6 +158,31 @@ func SiteTrees(site string) ([]TreeSource, error) {
 		return nil, &Error{File: site, Problem: "the site folder holds no tree folder", Fix: "add cloud/, blueprint/ or tzdocs/ folders, each with a docs.json"}
 	}
 	return out, nil
+}
+
+// linkedFolder reports whether the symbolic link name in site leads to a
+// folder; it refuses a link to a folder outside site and a link that leads
+// nowhere.
+func linkedFolder(site, name string) (bool, error) {
+	link := filepath.Join(site, name)
+	target, _ := os.Readlink(link)
+	fi, err := os.Stat(link)
+	if err != nil {
+		return false, &Error{File: link, Problem: fmt.Sprintf("%s is a symbolic link to %s, which cannot be followed (%s)", name, target, errText(err)),
+			Fix: "remove the link, or make it point to a tree folder inside the site folder", Err: ErrSymlinkTree}
+	}
+	if !fi.IsDir() {
+		return false, nil
+	}
+	realSite, err1 := filepath.EvalSymlinks(site)
+	resolved, err2 := filepath.EvalSymlinks(link)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(realSite, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "." {
+			return true, nil
+		}
+	}
+	return false, &Error{File: link, Problem: fmt.Sprintf("tree folder %s is a symbolic link to %s, outside the site folder %s", name, target, site),
+		Fix: fmt.Sprintf("ingest that folder with --tree %s=%s, or move it into the site folder", name, target), Err: ErrSymlinkTree}
 }
 
 func errText(err error) string {
@@ -149,6 +223,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	if opts.MaxPageBytes <= 0 {
 		opts.MaxPageBytes = DefaultMaxPageBytes
 	}
+	if opts.MaxLLMSBytes <= 0 {
+		opts.MaxLLMSBytes = DefaultMaxLLMSBytes
+	}
 	if opts.Version != "" {
 		if err := store.ValidName(opts.Version); err != nil {
 			return nil, err
@@ -158,7 +235,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	digest := contentDigest(trees)
+	digest := contentDigest(derivation, trees)
 	sum := &Summary{}
 	for _, t := range trees {
 		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
@@ -188,8 +265,20 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		b.Abort()
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		b.Abort()
+		return nil, err
+	}
 	meta := store.Meta{Name: name, Created: created, Digest: digest, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
 	if err := b.Commit(meta); err != nil {
+		return nil, err
+	}
+	// Commit takes no context: a stop asked for while it ran removes the
+	// version it made, which nothing has activated, so none is left.
+	if err := ctx.Err(); err != nil {
+		if derr := st.Delete(name); derr != nil {
+			return nil, fmt.Errorf("%w; and the version %s it committed meanwhile could not be removed: %v", err, name, derr)
+		}
 		return nil, err
 	}
 	sum.Version = name

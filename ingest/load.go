@@ -4,11 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 )
 
@@ -35,7 +35,7 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 	sort.Slice(srcs, func(i, j int) bool { return tzctx.TreeOrder(srcs[i].Name) < tzctx.TreeOrder(srcs[j].Name) })
 	var out []*loadedTree
 	for _, s := range srcs {
-		t, err := loadTree(ctx, s, opts.MaxPageBytes)
+		t, err := loadTree(ctx, s, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -44,33 +44,33 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 	return out, nil
 }
 
-// siteName reads the manifest's "name" member, the tree's title.
-func siteName(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "docs.json"))
+// loadTree reads one tree. Every file it reads, the manifest's included,
+// goes through one sitefs.Folder of the tree folder.
+func loadTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, error) {
+	dir, err := sitefs.Open(src.Dir)
 	if err != nil {
-		return ""
+		return nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
 	}
-	var m struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(data, &m)
-	return oneLine(strings.TrimSpace(m.Name))
-}
-
-func loadTree(ctx context.Context, src TreeSource, maxBytes int64) (*loadedTree, error) {
-	res, err := manifest.Walk(src.Dir)
+	defer dir.Close()
+	res, err := manifest.WalkFolder(ctx, dir, manifest.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, CountOnly: true})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		var me *manifest.Error
 		if errors.As(err, &me) {
 			me.File = filepath.Join(src.Dir, me.File)
 			return nil, me
 		}
-		return nil, &Error{File: filepath.Join(src.Dir, "docs.json"), Problem: err.Error(), Fix: "fix the manifest"}
+		return nil, &Error{File: filepath.Join(src.Dir, manifest.ManifestName), Problem: err.Error(), Fix: "fix the manifest", Err: err}
 	}
 	if len(res.Pages) == 0 {
-		return nil, &Error{File: filepath.Join(src.Dir, "docs.json"), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"}
+		return nil, &Error{File: filepath.Join(src.Dir, manifest.ManifestName), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"}
 	}
-	t := &loadedTree{name: src.Name, title: siteName(src.Dir), skipped: res.Skipped}
+	if err := checkRoutes(src, res.Pages); err != nil {
+		return nil, err
+	}
+	t := &loadedTree{name: src.Name, title: oneLine(strings.TrimSpace(res.Name)), skipped: res.Skipped}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -78,7 +78,7 @@ func loadTree(ctx context.Context, src TreeSource, maxBytes int64) (*loadedTree,
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, err := loadPage(src, mp, maxBytes)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -86,53 +86,84 @@ func loadTree(ctx context.Context, src TreeSource, maxBytes int64) (*loadedTree,
 		t.headings += len(p.headings)
 		t.pages = append(t.pages, *p)
 	}
-	if err := compose(t, src.Dir); err != nil {
+	if err := compose(ctx, t, dir, opts.MaxLLMSBytes); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-// pageFile finds the copy of page path p: PATH.mdx, else PATH.md.
-func pageFile(dir, p string) (string, os.FileInfo, error) {
-	var firstErr error
-	for _, ext := range []string{".mdx", ".md"} {
-		f := filepath.Join(dir, filepath.FromSlash(p)+ext)
-		fi, err := os.Stat(f)
-		if err == nil && fi.Mode().IsRegular() {
-			return f, fi, nil
+// checkRoutes refuses two page paths that name one route ("guides" and
+// "guides/index"): the second page would replace the first one's copy.
+func checkRoutes(src TreeSource, pages []manifest.Page) error {
+	first := make(map[string]int, len(pages))
+	for i, mp := range pages {
+		route := tzctx.RouteOf(src.Name, mp.Path)
+		j, ok := first[route]
+		if !ok {
+			first[route] = i
+			continue
 		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
-			firstErr = err
-		}
+		a := pages[j]
+		return &Error{File: filepath.Join(src.Dir, filepath.FromSlash(mp.File)), Pointer: mp.Pointer,
+			Problem: fmt.Sprintf("page paths %q (%s at %s) and %q (%s at %s) both name the route %s",
+				a.Path, a.File, a.Pointer, mp.Path, mp.File, mp.Pointer, route),
+			Fix: "list the page under one of the two paths and remove the other entry, or rename one of the pages",
+			Err: ErrSameRoute}
 	}
-	if firstErr == nil {
-		firstErr = fs.ErrNotExist
-	}
-	return "", nil, firstErr
+	return nil
 }
 
-func loadPage(src TreeSource, mp manifest.Page, maxBytes int64) (*loadedPage, error) {
-	listing := filepath.Join(src.Dir, mp.File)
-	f, fi, err := pageFile(src.Dir, mp.Path)
-	if err != nil {
+// pageFile finds the file of page path p: PATH.mdx where that name is
+// present in any form, else PATH.md. A present name that is not a regular
+// file inside the folder is the page's file all the same, so that
+// ReadFile refuses it by name rather than another file being read.
+func pageFile(dir *sitefs.Folder, p string) (string, bool) {
+	for _, ext := range []string{".mdx", ".md"} {
+		if dir.Exists(p + ext) {
+			return p + ext, true
+		}
+	}
+	return "", false
+}
+
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp manifest.Page, maxBytes int64) (*loadedPage, error) {
+	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.File))
+	name, ok := pageFile(dir, mp.Path)
+	if !ok {
 		return nil, &Error{File: listing, Pointer: mp.Pointer,
-			Problem: fmt.Sprintf("page %q has no file %s.mdx or %s.md (%s)", mp.Path, mp.Path, mp.Path, errText(err)),
-			Fix:     "add the page file or remove the entry from the manifest"}
+			Problem: fmt.Sprintf("page %q has no file %s.mdx or %s.md (%s)", mp.Path, mp.Path, mp.Path, fs.ErrNotExist),
+			Fix:     "add the page file or remove the entry from the manifest",
+			Err:     fs.ErrNotExist}
 	}
-	if fi.Size() > maxBytes {
-		return nil, &Error{File: f, Pointer: mp.Pointer,
-			Problem: fmt.Sprintf("page file is %d bytes, over the bound of %d bytes", fi.Size(), maxBytes),
-			Fix:     "split the page, or raise the bound with --max-page-bytes"}
-	}
-	data, err := os.ReadFile(f)
+	f := filepath.Join(src.Dir, filepath.FromSlash(name))
+	data, err := dir.ReadFile(ctx, name, maxBytes)
 	if err != nil {
-		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "cannot read the page file: " + errText(err), Fix: "check the file's permissions"}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e := &Error{File: f, Pointer: mp.Pointer, Err: err}
+		var se *sitefs.Error
+		switch {
+		case errors.Is(err, sitefs.ErrTooLarge) && errors.As(err, &se):
+			if se.Size > 0 {
+				e.Problem = fmt.Sprintf("page file is %d bytes, over the bound of %d bytes", se.Size, maxBytes)
+			} else {
+				e.Problem = fmt.Sprintf("page file is over the bound of %d bytes", maxBytes)
+			}
+			e.Fix = "split the page, or raise the bound with --max-page-bytes"
+		default:
+			e.Problem, e.Fix = readFault(err, "page")
+		}
+		return nil, e
 	}
-	if !utf8.Valid(data) {
-		line, col := invalidAt(data)
-		return nil, &Error{File: f, Pointer: mp.Pointer,
-			Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col),
-			Fix:     "save the page as UTF-8"}
+	if err := checkText(data); err != nil {
+		err.File, err.Pointer = f, mp.Pointer
+		if errors.Is(err, ErrControl) {
+			err.Fix = "remove the character from the page; a NUL between every letter means the file is saved as UTF-16: save it as UTF-8"
+		} else {
+			err.Fix = "save the page as UTF-8"
+		}
+		return nil, err
 	}
 	cp, fm, err := splitCopy(data)
 	if err != nil {
@@ -156,6 +187,45 @@ func loadPage(src TreeSource, mp manifest.Page, maxBytes int64) (*loadedPage, er
 	return p, nil
 }
 
+// readFault words a refusal of sitefs.ReadFile (other than a page's size)
+// as a problem and a fix; what is "page" or "file".
+func readFault(err error, what string) (problem, fix string) {
+	var se *sitefs.Error
+	if !errors.As(err, &se) {
+		return "cannot read the " + what + " file: " + errText(err), "check the file's permissions"
+	}
+	switch {
+	case errors.Is(err, sitefs.ErrOutside):
+		return se.Error(), "ingest reads only files inside the tree folder: copy the " + what + " into it, or make the link point inside it"
+	case errors.Is(err, sitefs.ErrNotRegular):
+		return se.Error(), "make it a regular " + what + " file"
+	case errors.Is(err, fs.ErrNotExist):
+		return se.Error(), "make the link point to a file that exists, or remove it"
+	}
+	return "cannot read the " + what + " file: " + se.Error(), "check the file's permissions"
+}
+
+// checkText refuses text that is not valid UTF-8 or that holds a control
+// character other than tab, line feed, carriage return and form feed: a
+// NUL, an escape or a backspace is never text of a page, and served to an
+// agent or a terminal it garbles what follows. The *Error it returns names
+// the line and column; the caller sets the file and the fix.
+func checkText(data []byte) *Error {
+	if !utf8.Valid(data) {
+		line, col := invalidAt(data)
+		return &Error{Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col)}
+	}
+	for i, b := range data {
+		if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f {
+			line := 1 + strings.Count(string(data[:i]), "\n")
+			start := strings.LastIndexByte(string(data[:i]), '\n') + 1
+			col := 1 + utf8.RuneCount(data[start:i])
+			return &Error{Problem: fmt.Sprintf("the file holds the control character U+%04X at line %d, column %d", b, line, col), Err: ErrControl}
+		}
+	}
+	return nil
+}
+
 // invalidAt returns the 1-based line and byte column of the first invalid
 // UTF-8 sequence in data.
 func invalidAt(data []byte) (line, col int) {
@@ -176,9 +246,9 @@ func invalidAt(data []byte) (line, col int) {
 // compose sets the tree's index and whole texts, from llms.txt and
 // llms-full.txt where the folder has them and composed otherwise (A-22),
 // and its outline (A-21).
-func compose(t *loadedTree, dir string) error {
+func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes int64) error {
 	var err error
-	if t.index, err = optionalText(dir, "llms.txt"); err != nil {
+	if t.index, err = optionalText(ctx, dir, "llms.txt", maxBytes); err != nil {
 		return err
 	}
 	if t.index == "" {
@@ -189,7 +259,7 @@ func compose(t *loadedTree, dir string) error {
 		}
 		t.index = b.String()
 	}
-	if t.full, err = optionalText(dir, "llms-full.txt"); err != nil {
+	if t.full, err = optionalText(ctx, dir, "llms-full.txt", maxBytes); err != nil {
 		return err
 	}
 	if t.full == "" {
@@ -211,7 +281,7 @@ func compose(t *loadedTree, dir string) error {
 
 // indexLine is a composed index line for a page.
 func indexLine(p tzctx.Page) string {
-	line := "- [" + p.Title + "](" + p.Route + ")"
+	line := "- [" + p.Title + "](" + linkTarget(p.Route) + ")"
 	if p.Description != "" {
 		line += ": " + p.Description
 	}
@@ -219,18 +289,33 @@ func indexLine(p tzctx.Page) string {
 }
 
 // optionalText reads a tree's optional llms text, "" where absent.
-func optionalText(dir, name string) (string, error) {
-	f := filepath.Join(dir, name)
-	data, err := os.ReadFile(f)
-	if errors.Is(err, fs.ErrNotExist) {
+func optionalText(ctx context.Context, dir *sitefs.Folder, name string, maxBytes int64) (string, error) {
+	f := filepath.Join(dir.Dir(), name)
+	if !dir.Exists(name) {
 		return "", nil
 	}
+	data, err := dir.ReadFile(ctx, name, maxBytes)
 	if err != nil {
-		return "", &Error{File: f, Problem: "cannot read: " + errText(err), Fix: "check the file's permissions"}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		e := &Error{File: f, Err: err}
+		if errors.Is(err, sitefs.ErrTooLarge) {
+			e.Problem = fmt.Sprintf("the file is over the bound of %d bytes", maxBytes)
+			e.Fix = "remove it, and the plane composes the text at ingest, or raise the bound with --max-llms-bytes"
+		} else {
+			e.Problem, e.Fix = readFault(err, "text")
+		}
+		return "", e
 	}
-	if !utf8.Valid(data) {
-		line, col := invalidAt(data)
-		return "", &Error{File: f, Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col), Fix: "save it as UTF-8"}
+	if err := checkText(data); err != nil {
+		err.File = f
+		if errors.Is(err, ErrControl) {
+			err.Fix = "remove the character, or remove the file and the plane composes the text at ingest"
+		} else {
+			err.Fix = "save it as UTF-8"
+		}
+		return "", err
 	}
 	if len(data) == 0 {
 		return "", &Error{File: f, Problem: "the file is empty", Fix: "remove it, and the plane composes the text at ingest"}
@@ -270,14 +355,29 @@ func outline(t *loadedTree) string {
 			hs[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset}
 		}
 		for i, a := range textmap.Anchors(hs) {
-			b.WriteString("  - [" + hs[i].Text + "](" + p.Route + "#" + a + ")\n")
+			b.WriteString("  - [" + hs[i].Text + "](" + linkTarget(p.Route+"#"+a) + ")\n")
 		}
 	}
 	return b.String()
 }
 
-// linkTargets returns the targets of the Markdown links "](target)" in a
-// line.
+// linkTarget writes a route as the target of a Markdown link in a composed
+// index or outline. A route that is a valid CommonMark link destination as
+// it stands is written as it is. One holding a space, a parenthesis or an
+// angle bracket (a page path such as "guides/my page") is written between
+// angle brackets, "<" and ">" escaped with a backslash, so that a Markdown
+// reader takes back exactly the route, which is what a page read accepts
+// (A-08 does no percent-decoding). The route itself never changes.
+func linkTarget(route string) string {
+	if !strings.ContainsAny(route, " ()<>") {
+		return route
+	}
+	r := strings.NewReplacer("<", `\<`, ">", `\>`)
+	return "<" + r.Replace(route) + ">"
+}
+
+// linkTargets returns the targets of the Markdown links "](target)" and
+// "](<target>)" in a line, the angle-bracket form unescaped.
 func linkTargets(line string) []string {
 	var out []string
 	for {
@@ -286,6 +386,13 @@ func linkTargets(line string) []string {
 			return out
 		}
 		line = line[i+2:]
+		if strings.HasPrefix(line, "<") {
+			if target, rest, ok := angleTarget(line[1:]); ok {
+				out = append(out, target)
+				line = rest
+				continue
+			}
+		}
 		j := strings.IndexByte(line, ')')
 		if j < 0 {
 			return out
@@ -293,6 +400,30 @@ func linkTargets(line string) []string {
 		out = append(out, line[:j])
 		line = line[j+1:]
 	}
+}
+
+// angleTarget reads an angle-bracket link destination after its "<": up to
+// the first unescaped ">", which must be followed by ")". It returns the
+// destination with backslash escapes removed and the rest of the line.
+func angleTarget(s string) (target, rest string, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && strings.IndexByte("<>\\", s[i+1]) >= 0:
+			i++
+			b.WriteByte(s[i])
+		case c == '>':
+			if strings.HasPrefix(s[i+1:], ")") {
+				return b.String(), s[i+2:], true
+			}
+			return "", "", false
+		case c == '<' || c == '\n':
+			return "", "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false
 }
 
 // linkKey normalises a link target or a route for matching index lines to
@@ -310,6 +441,11 @@ func linkKey(tree, target string) string {
 	if i := strings.IndexAny(target, "#?"); i >= 0 {
 		target = target[:i]
 	}
+	// An index an operator wrote may percent-encode what a route holds
+	// literally ("my%20page"); both forms name the same page.
+	if u, err := url.PathUnescape(target); err == nil {
+		target = u
+	}
 	target = strings.TrimSuffix(strings.TrimSuffix(target, ".mdx"), ".md")
 	target = strings.Trim(target, "/")
 	if target == tree {
@@ -324,15 +460,33 @@ func linkKey(tree, target string) string {
 	return target
 }
 
-// contentDigest hashes everything a version serves, so identical content
-// gets the same digest.
-func contentDigest(trees []*loadedTree) string {
+// derivationVersion names the rules by which ingest derives what it
+// stores from the files it reads: copies, titles, headings, place tables,
+// the composed index and whole text, the outline and its link targets,
+// n-grams. It is part of the content digest, so that re-ingesting the same
+// files after the rules changed builds a new version instead of reporting
+// the old one, derived by the old rules, as identical. Bump it whenever a
+// change makes ingest store anything differently for the same files.
+//
+// 2: route link targets holding a space, a parenthesis or an angle bracket
+// are written between angle brackets.
+const derivationVersion = 2
+
+// derivation is the version contentDigest is given; tests change it to
+// stand for a change of the rules.
+var derivation = derivationVersion
+
+// contentDigest hashes the derivation version and everything a version
+// serves, so identical content derived by the same rules gets the same
+// digest.
+func contentDigest(rules int, trees []*loadedTree) string {
 	h := sha256.New()
 	w := func(s string) {
 		fmt.Fprintf(h, "%d:", len(s))
 		h.Write([]byte(s))
 	}
 	w("tzctx-content-v1")
+	w(fmt.Sprintf("derivation-%d", rules))
 	for _, t := range trees {
 		w(t.name)
 		w(t.title)
