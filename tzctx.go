@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Trees lists the documentation trees the plane serves, in tree order.
@@ -166,4 +167,17 @@ func RouteOf(tree, p string) string {
 		return "/" + tree + "/" + p[:len(p)-len("/index")] + "/"
 	}
 	return "/" + tree + "/" + p + "/"
+}
+
+// LinkTarget writes a route (with an optional "#anchor") as the target of
+// a Markdown link, as composed indexes, outlines and search answers write
+// it: as it is, or, where it holds a space, a parenthesis or an angle
+// bracket, between angle brackets with the brackets inside escaped, so the
+// link stays one valid CommonMark link and reads back as the route.
+func LinkTarget(route string) string {
+	if !strings.ContainsAny(route, " ()<>") {
+		return route
+	}
+	r := strings.NewReplacer("<", `\<`, ">", `\>`)
+	return "<" + r.Replace(route) + ">"
 }

@@ -265,20 +265,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		b.Abort()
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		b.Abort()
-		return nil, err
-	}
 	meta := store.Meta{Name: name, Created: created, Digest: digest, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
-	if err := b.Commit(meta); err != nil {
-		return nil, err
-	}
-	// Commit takes no context: a stop asked for while it ran removes the
-	// version it made, which nothing has activated, so none is left.
-	if err := ctx.Err(); err != nil {
-		if derr := st.Delete(name); derr != nil {
-			return nil, fmt.Errorf("%w; and the version %s it committed meanwhile could not be removed: %v", err, name, derr)
-		}
+	// Commit checks ctx between its phases and before the rename: a stop
+	// asked for meanwhile leaves no version.
+	if err := b.Commit(ctx, meta); err != nil {
 		return nil, err
 	}
 	sum.Version = name

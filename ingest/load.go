@@ -281,7 +281,7 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 
 // indexLine is a composed index line for a page.
 func indexLine(p tzctx.Page) string {
-	line := "- [" + p.Title + "](" + linkTarget(p.Route) + ")"
+	line := "- [" + p.Title + "](" + tzctx.LinkTarget(p.Route) + ")"
 	if p.Description != "" {
 		line += ": " + p.Description
 	}
@@ -355,25 +355,10 @@ func outline(t *loadedTree) string {
 			hs[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset}
 		}
 		for i, a := range textmap.Anchors(hs) {
-			b.WriteString("  - [" + hs[i].Text + "](" + linkTarget(p.Route+"#"+a) + ")\n")
+			b.WriteString("  - [" + hs[i].Text + "](" + tzctx.LinkTarget(p.Route+"#"+a) + ")\n")
 		}
 	}
 	return b.String()
-}
-
-// linkTarget writes a route as the target of a Markdown link in a composed
-// index or outline. A route that is a valid CommonMark link destination as
-// it stands is written as it is. One holding a space, a parenthesis or an
-// angle bracket (a page path such as "guides/my page") is written between
-// angle brackets, "<" and ">" escaped with a backslash, so that a Markdown
-// reader takes back exactly the route, which is what a page read accepts
-// (A-08 does no percent-decoding). The route itself never changes.
-func linkTarget(route string) string {
-	if !strings.ContainsAny(route, " ()<>") {
-		return route
-	}
-	r := strings.NewReplacer("<", `\<`, ">", `\>`)
-	return "<" + r.Replace(route) + ">"
 }
 
 // linkTargets returns the targets of the Markdown links "](target)" and

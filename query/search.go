@@ -164,7 +164,7 @@ func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*stor
 	for _, h := range hits {
 		t := sp.tree[h.ord]
 		pg := t.Pages[sp.index[h.ord]]
-		b.WriteString("- [" + pg.Title + "](" + pg.Route + "):")
+		b.WriteString("- [" + pg.Title + "](" + tzctx.LinkTarget(pg.Route) + "):")
 		if line := firstLine(t, pg.Route, words); line != "" {
 			b.WriteString(" " + line)
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -105,9 +106,9 @@ func (o *oracle) answer(raw string) string {
 			}
 		}
 		if line == "" {
-			fmt.Fprintf(&b, "- [%s](%s):\n", p.title, p.route)
+			fmt.Fprintf(&b, "- [%s](%s):\n", p.title, tzctx.LinkTarget(p.route))
 		} else {
-			fmt.Fprintf(&b, "- [%s](%s): %s\n", p.title, p.route, line)
+			fmt.Fprintf(&b, "- [%s](%s): %s\n", p.title, tzctx.LinkTarget(p.route), line)
 		}
 	}
 	return b.String()

@@ -172,13 +172,15 @@ func (b *Builder) IndexPage(ord int, g PageGrams) error {
 }
 
 // Commit finishes the version under meta.Name and renames it into place.
-// It refuses a name that is taken. On every failure it aborts: the staging
-// folder, its lock and the open files go, and nothing becomes visible.
-func (b *Builder) Commit(meta Meta) error {
+// It refuses a name that is taken. It checks ctx between its phases and
+// last just before the rename, so a cancelled ctx leaves no version. On
+// every failure it aborts: the staging folder, its lock and the open files
+// go, and nothing becomes visible.
+func (b *Builder) Commit(ctx context.Context, meta Meta) error {
 	if b.done {
 		return errors.New("builder already finished")
 	}
-	if err := b.commit(meta); err != nil {
+	if err := b.commit(ctx, meta); err != nil {
 		b.Abort()
 		return err
 	}
@@ -187,7 +189,7 @@ func (b *Builder) Commit(meta Meta) error {
 	return nil
 }
 
-func (b *Builder) commit(meta Meta) (err error) {
+func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 	defer recovered(&err)
 	if err := ValidName(meta.Name); err != nil {
 		return err
@@ -202,6 +204,9 @@ func (b *Builder) commit(meta Meta) (err error) {
 	meta.Format = FormatVersion
 	meta.Files = nil
 	err = func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		mb, err := json.Marshal(meta)
 		if err != nil {
 			return err
@@ -232,18 +237,24 @@ func (b *Builder) commit(meta Meta) (err error) {
 			return fmt.Errorf("build search index: %w", err)
 		}
 		b.index = nil
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := syncTree(b.dir); err != nil {
 			return err
 		}
 		// The checksums go in meta.json, written last: a folder with a
 		// meta.json is complete.
-		if meta.Files, err = checksums(context.Background(), b.dir); err != nil {
+		if meta.Files, err = checksums(ctx, b.dir); err != nil {
 			return err
 		}
 		if mb, err = json.MarshalIndent(meta, "", "  "); err != nil {
 			return err
 		}
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		// The lock is held through the rename, so no other builder's

@@ -42,7 +42,7 @@ func buildPages(t *testing.T, s *Store, name string, n int) {
 			t.Fatal(err)
 		}
 	}
-	if err := b.Commit(Meta{Name: name, Created: time.Now(), Digest: "digest-" + name, Pages: n}); err != nil {
+	if err := b.Commit(t.Context(), Meta{Name: name, Created: time.Now(), Digest: "digest-" + name, Pages: n}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -295,7 +295,7 @@ func TestCommitFailureLeavesNothing(t *testing.T) {
 		}
 		b.PutTree("cloud", "Cloud", []tzctx.Page{{Path: "index", Route: "/cloud/", Title: "Home"}})
 		b.IndexPage(0, PageGrams{All: "a"})
-		if err := b.Commit(Meta{Name: name, Pages: 1}); err == nil {
+		if err := b.Commit(t.Context(), Meta{Name: name, Pages: 1}); err == nil {
 			t.Fatalf("Commit(%q) succeeded", name)
 		}
 		if left, _ := os.ReadDir(filepath.Join(s.dir, stagingDir)); len(left) != 0 {
@@ -346,5 +346,28 @@ func TestFrequentGramsAtOpen(t *testing.T) {
 	set := make([]uint64, 2)
 	if err := v.Postings(ctx, FieldAll, "even", set); err != nil || set[0]&1 != 1 || set[0]&2 != 0 {
 		t.Errorf("Postings(even) with a cancelled context = %x, %v", set, err)
+	}
+}
+
+// TestCommitCancelled: a commit whose context ends leaves no version and
+// no staging folder.
+func TestCommitCancelled(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	b, err := s.NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.PutTree("cloud", "Cloud", []tzctx.Page{{Path: "index", Route: "/cloud/", Title: "Home"}})
+	b.IndexPage(0, PageGrams{All: "a"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := b.Commit(ctx, Meta{Name: "v", Pages: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit with a cancelled context = %v", err)
+	}
+	if ms, _ := s.List(); len(ms) != 0 {
+		t.Errorf("versions after a cancelled commit: %v", ms)
+	}
+	if left, _ := os.ReadDir(filepath.Join(s.dir, stagingDir)); len(left) != 0 {
+		t.Errorf("staging after a cancelled commit: %v", left)
 	}
 }

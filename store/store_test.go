@@ -30,7 +30,7 @@ func build(t *testing.T, s *Store, name, copyText string) {
 	if err := b.IndexPage(0, PageGrams{All: "a ab abc"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(Meta{Name: name, Created: time.Now(), Digest: name + ":" + copyText, Pages: 1}); err != nil {
+	if err := b.Commit(t.Context(), Meta{Name: name, Created: time.Now(), Digest: name + ":" + copyText, Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -180,7 +180,7 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 	b.PutTree("cloud", "Cloud", []tzctx.Page{{Path: "index", Route: "/cloud/", Title: "Home"}})
 	b.PutText("cloud", "/cloud/", "x", Layout{Total: 1, LineStarts: []uint32{0}, Bases: []uint32{0}})
 	b.IndexPage(0, PageGrams{All: "ab \ufffd\ufffd x\ufffdy now ow, μ 𝄞 a", Title: "ab"})
-	if err := b.Commit(Meta{Name: "v", Pages: 1}); err != nil {
+	if err := b.Commit(t.Context(), Meta{Name: "v", Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
 	s.Activate(t.Context(), "v")

@@ -207,7 +207,7 @@ func TestIngestFollowsLinksInside(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Activate("v"); err != nil {
+		if err := st.Activate(t.Context(), "v"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Refresh(); err != nil {

@@ -49,6 +49,10 @@ func TestIngestLinkTargetsWithSpaces(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no bracketed link to My page in the index:\n%s", index)
 	}
+	// A search answer's line links the page in the same form.
+	if got := mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "query": "words"}).Text; got != "- [My page](</tzdocs/guides/my page/>): words\n" {
+		t.Errorf("search answer = %q, want the bracketed target", got)
+	}
 	for _, page := range []string{m[1], "guides/my page"} {
 		a := mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": page})
 		if !strings.HasPrefix(a.Text, "# My page\n") || a.ID != "docs:tzdocs:page:guides/my page" {
