@@ -13,10 +13,12 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -36,7 +38,18 @@ func newServer(t *testing.T, st *store.Store) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, st)
+	return newServerWith(t, st, limits)
+}
+
+// newServerWith is newServer with other limits, such as a small catalog
+// page.
+func newServerWith(t *testing.T, st *store.Store, limits schemas.Limits) *server {
+	t.Helper()
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, st)
 	rec := &recorder{}
 	creds := dispatch.StaticResolver{
 		"holder": tzctx.Identity{Subject: "holder", Profiles: []string{"blueprint"}},

@@ -73,6 +73,7 @@ func (m *memText) Slice(begin, end int) string { return textmap.Slice(m.s, begin
 type read struct {
 	t        text
 	id       string
+	mime     string // the answer's mime_type; empty is MimeMarkdown
 	action   string // read_documentation or read_context
 	selector string // how the continuation names the call that reads on
 	page     []tzctx.Heading
@@ -111,7 +112,11 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	}
 	limit := r.limit(p)
 	begin, end := textmap.Chunk(rd.t, off, limit)
-	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: MimeMarkdown, Text: rd.t.Slice(begin, end)}
+	mime := rd.mime
+	if mime == "" {
+		mime = MimeMarkdown
+	}
+	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: rd.t.Slice(begin, end)}
 	if end < total {
 		n := end
 		a.NextOffset = &n

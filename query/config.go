@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -28,6 +29,9 @@ type Config struct {
 	// Access maps each tree to the identity reading it requires; a tree
 	// not named is anonymous.
 	Access map[string]Access
+	// Catalog holds the contract set's entries; nil serves the
+	// documentation entries alone.
+	Catalog *catalog.Catalog
 }
 
 // DefaultAccess gates blueprint behind its product profile.

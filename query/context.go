@@ -13,16 +13,32 @@ type ContextRequest struct {
 	Paging
 }
 
-// ReadContext answers read_context for the documentation IDs it accepts
-// docs:<tree> and docs:<tree>:full. It returns the record subject.
-func (r *Reader) ReadContext(ctx context.Context, req ContextRequest) (*Answer, string, error) {
+// ReadContext answers read_context: an entry of the contract set that
+// this caller may list, or one of the documentation IDs it accepts,
+// docs:<tree> and docs:<tree>:full. Any other ID, an entry hidden from
+// this caller included, answers context_not_found. It returns the record
+// subject.
+func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable Listable) (*Answer, string, error) {
 	subject := req.ID
 	if err := checkPaging(req.Paging); err != nil {
 		return nil, subject, err
 	}
+	notFound := func() error {
+		return tzctx.Errorf(tzctx.ContextNotFound, "no entry %q in the catalog; list_context lists the IDs read_context reads", req.ID)
+	}
+	selector := fmt.Sprintf("id %q", req.ID)
+	if r.cfg.Catalog != nil {
+		if it, ok := r.cfg.Catalog.Item(req.ID); ok {
+			if !visible(it, listable) {
+				return nil, subject, notFound()
+			}
+			a, err := r.answer(read{t: newCatalogText(it, r.limit(req.Paging)), id: req.ID, mime: it.MimeType, action: "read_context", selector: selector}, req.Paging)
+			return a, subject, err
+		}
+	}
 	id, err := ParseID(req.ID)
 	if err != nil || !id.Listed() || !r.cfg.mayRead(tzctx.IdentityFrom(ctx), id.Tree) {
-		return nil, subject, tzctx.Errorf(tzctx.ContextNotFound, "no entry %q in the catalog; list_context lists the IDs read_context reads", req.ID)
+		return nil, subject, notFound()
 	}
 	v, err := r.acquire()
 	if err != nil {
@@ -33,6 +49,6 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest) (*Answer, 
 	if err != nil {
 		return nil, subject, err
 	}
-	a, err := r.answer(read{t: txt, id: req.ID, action: "read_context", selector: fmt.Sprintf("id %q", req.ID)}, req.Paging)
+	a, err := r.answer(read{t: txt, id: req.ID, action: "read_context", selector: selector}, req.Paging)
 	return a, subject, err
 }

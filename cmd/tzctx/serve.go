@@ -20,6 +20,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/query"
@@ -155,7 +156,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if err != nil {
 		return err
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees}, st)
+	cat, err := catalog.Load()
+	if err != nil {
+		return fmt.Errorf("the embedded contract set: %w", err)
+	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Catalog: cat}, st)
 	creds := dispatch.StaticResolver{}
 	for tok, c := range cfg.Credentials {
 		creds[tok] = tzctx.Identity{Subject: c.Subject, Application: c.Application, Profiles: c.Profiles}

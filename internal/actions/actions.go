@@ -8,7 +8,11 @@
 package actions
 
 import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -25,4 +29,30 @@ func define(name string, handle dispatch.Handler, refused func(args map[string]a
 		}
 	}
 	return a
+}
+
+// Registry says which actions this build registers; the default
+// dispatcher is one, consulted at call time, once every action is
+// registered.
+type Registry interface {
+	Action(name string) *dispatch.Action
+}
+
+var _ Registry = (*dispatch.Dispatcher)(nil)
+
+// listable returns, for the caller of ctx, whether an action is
+// registered and its access lets the caller list it: an anonymous
+// action to anyone, any other to a signed-in caller.
+func listable(ctx context.Context, reg Registry) query.Listable {
+	id := tzctx.IdentityFrom(ctx)
+	return func(name string) bool {
+		if reg == nil {
+			return false
+		}
+		a := reg.Action(name)
+		if a == nil {
+			return false
+		}
+		return a.Access == "anonymous" || !id.Anonymous()
+	}
 }

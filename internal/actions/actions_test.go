@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/schemas"
@@ -17,8 +18,10 @@ import (
 
 // fakeReader answers both reads, keeping the requests it was given.
 type fakeReader struct {
-	doc []query.DocRequest
-	ctx []query.ContextRequest
+	doc      []query.DocRequest
+	ctx      []query.ContextRequest
+	list     []query.ListRequest
+	listable query.Listable
 }
 
 func (f *fakeReader) ReadDocumentation(_ context.Context, req query.DocRequest) (*query.Answer, string, error) {
@@ -26,9 +29,16 @@ func (f *fakeReader) ReadDocumentation(_ context.Context, req query.DocRequest) 
 	return &query.Answer{ID: "docs:cloud"}, "subject-doc", nil
 }
 
-func (f *fakeReader) ReadContext(_ context.Context, req query.ContextRequest) (*query.Answer, string, error) {
+func (f *fakeReader) ReadContext(_ context.Context, req query.ContextRequest, listable query.Listable) (*query.Answer, string, error) {
 	f.ctx = append(f.ctx, req)
+	f.listable = listable
 	return &query.Answer{ID: req.ID}, "subject-ctx", nil
+}
+
+func (f *fakeReader) ListContext(_ context.Context, req query.ListRequest, listable query.Listable) (*query.ListAnswer, string, error) {
+	f.list = append(f.list, req)
+	f.listable = listable
+	return &query.ListAnswer{}, query.SubjectCatalog, nil
 }
 
 type memRecorder []dispatch.Record
@@ -101,8 +111,8 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 		file     string
 	}{
 		{"a name no file knows", contract(t), define("read_contexts", handle, nil), schemas.EnumerationFile},
-		{"read_context not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_context")), ReadContext(r, lim), schemas.EnumerationFile},
-		{"read_context without shapes", without(t, schemas.PayloadsFile, dropShapes("read_context")), ReadContext(r, lim), schemas.PayloadsFile},
+		{"read_context not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_context")), ReadContext(r, lim, nil), schemas.EnumerationFile},
+		{"read_context without shapes", without(t, schemas.PayloadsFile, dropShapes("read_context")), ReadContext(r, lim, nil), schemas.PayloadsFile},
 		{"read_documentation not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_documentation")), ReadDocumentation(r), schemas.EnumerationFile},
 		{"read_documentation without shapes", without(t, schemas.PayloadsFile, dropShapes("read_documentation")), ReadDocumentation(r), schemas.PayloadsFile},
 	}
@@ -120,7 +130,7 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 	}
 	// The same constructors register against the embedded contract.
 	d := dispatch.New(contract(t), nil, nil)
-	for _, a := range []*dispatch.Action{ReadContext(r, lim), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(r, nil), ReadContext(r, lim, nil), ReadDocumentation(r)} {
 		if err := d.Register(a); err != nil {
 			t.Errorf("%s: %v", a.Name, err)
 		}
@@ -132,7 +142,7 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 func TestActionsCarryTheirContractDefinition(t *testing.T) {
 	r := &fakeReader{}
 	c := contract(t)
-	for _, a := range []*dispatch.Action{ReadContext(r, c.Limits()), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(r, nil), ReadContext(r, c.Limits(), nil), ReadDocumentation(r)} {
 		want, err := c.Action(a.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -151,7 +161,7 @@ func TestHandlersBindRequestsAndSubjects(t *testing.T) {
 	c := contract(t)
 	rec := &memRecorder{}
 	d := dispatch.New(c, nil, rec)
-	for _, a := range []*dispatch.Action{ReadContext(r, c.Limits()), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(r, d), ReadContext(r, c.Limits(), d), ReadDocumentation(r)} {
 		if err := d.Register(a); err != nil {
 			t.Fatal(err)
 		}
@@ -193,5 +203,25 @@ func TestHandlersBindRequestsAndSubjects(t *testing.T) {
 	}
 	if len(r.doc) != 1 || len(r.ctx) != 1 {
 		t.Error("a refused call reached the reader")
+	}
+	// list_context binds offset and stamp, refuses a limit, and
+	// records the catalog; the reader learns what the caller may list.
+	*rec = nil
+	if _, err := d.Call(ctx, "list_context", map[string]any{"offset": json.Number("2"), "stamp": strings.Repeat("b", 64)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Call(ctx, "list_context", map[string]any{"limit": json.Number("2")}); tzctx.ErrorCode(err) != tzctx.InvalidRequest {
+		t.Errorf("list_context with a limit = %v, want invalid_request", err)
+	}
+	if len(r.list) != 1 || *r.list[0].Offset != 2 || *r.list[0].Stamp != strings.Repeat("b", 64) {
+		t.Errorf("list_context request = %+v", r.list)
+	}
+	if len(*rec) != 2 || (*rec)[0].Subject != "catalog" || (*rec)[1].Subject != "catalog" {
+		t.Errorf("list_context records = %+v, want the catalog twice", *rec)
+	}
+	for name, want := range map[string]bool{"list_context": true, "read_context": true, "read_documentation": true, "read_library_entry": false} {
+		if got := r.listable(name); got != want {
+			t.Errorf("listable(%s) = %v, want %v", name, got, want)
+		}
 	}
 }

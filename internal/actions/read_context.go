@@ -10,21 +10,22 @@ import (
 
 // ContextReader answers read_context; *query.Reader is one.
 type ContextReader interface {
-	ReadContext(ctx context.Context, req query.ContextRequest) (*query.Answer, string, error)
+	ReadContext(ctx context.Context, req query.ContextRequest, listable query.Listable) (*query.Answer, string, error)
 }
 
 var _ ContextReader = (*query.Reader)(nil)
 
 // ReadContext returns the read_context action, answered by r: one catalog
-// entry by its content ID. A call refused before r runs is
-// recorded under its ID where that is within limits.IDMaxLength.
-func ReadContext(r ContextReader, limits schemas.Limits) *dispatch.Action {
+// entry by its content ID, among those reg lets the caller list. A
+// call refused before r runs is recorded under its ID where that is within
+// limits.IDMaxLength.
+func ReadContext(r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
 	return define("read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.ContextRequest
 		if err := dispatch.Bind(args, &req); err != nil {
 			return nil, "", err
 		}
-		return r.ReadContext(ctx, req)
+		return r.ReadContext(ctx, req, listable(ctx, reg))
 	}, func(args map[string]any) string {
 		return query.RefusedContextSubject(args, limits.IDMaxLength)
 	})

@@ -295,3 +295,12 @@ func marshal(v any) (string, error) {
 
 // Embedded returns the contract set embedded in this build.
 func Embedded() Files { return Files{Contracts: contracts.FS, Schemas: schemas.FS} }
+
+// Load builds the catalog of this build's embedded contract set.
+func Load() (*Catalog, error) {
+	c, err := schemas.Load()
+	if err != nil {
+		return nil, err
+	}
+	return Build(Embedded(), c, nil)
+}

@@ -22,11 +22,13 @@ func Limits() (schemas.Limits, error) {
 	return c.Limits(), nil
 }
 
-// served returns the actions this build serves, answered by reader.
-// list_context is in the contract and not yet here.
-func served(reader *query.Reader, limits schemas.Limits) []*dispatch.Action {
+// served returns the actions this build serves, answered by reader; reg
+// is the dispatcher they are registered with, which says at call time
+// which actions a caller may list.
+func served(reader *query.Reader, limits schemas.Limits, reg actions.Registry) []*dispatch.Action {
 	return []*dispatch.Action{
-		actions.ReadContext(reader, limits),
+		actions.ListContext(reader, reg),
+		actions.ReadContext(reader, limits, reg),
 		actions.ReadDocumentation(reader),
 	}
 }
@@ -39,7 +41,7 @@ func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Rec
 		return nil, err
 	}
 	d := dispatch.New(c, resolver, recorder)
-	for _, a := range served(reader, c.Limits()) {
+	for _, a := range served(reader, c.Limits(), d) {
 		if err := d.Register(a); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,165 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
+)
+
+// SubjectCatalog is the record subject of every list_context call.
+const SubjectCatalog = "catalog"
+
+// Listable reports whether this caller may list an action: it is
+// registered in this build and its grant lets the caller see it (A-37).
+type Listable func(action string) bool
+
+// ListRequest is a list_context request (A-34): no limit, since catalog
+// pages hold a fixed number of entries.
+type ListRequest struct {
+	Offset *int    `json:"offset,omitempty"`
+	Stamp  *string `json:"stamp,omitempty"`
+}
+
+// ListAnswer is a list_context answer (R-019).
+type ListAnswer struct {
+	ContractVersion int             `json:"contract_version"`
+	Stamp           string          `json:"stamp"`
+	Offset          int             `json:"offset"`
+	Total           int             `json:"total"`
+	NextOffset      *int            `json:"next_offset"`
+	Entries         []catalog.Entry `json:"entries"`
+}
+
+// Catalog returns the whole catalog this caller may see, in catalog order
+// (A-23): the contract set's entries whose actions are all listable, then
+// two documentation entries for each tree the caller may read.
+func (r *Reader) Catalog(ctx context.Context, listable Listable) []catalog.Entry {
+	var out []catalog.Entry
+	if r.cfg.Catalog != nil {
+		for _, it := range r.cfg.Catalog.Items() {
+			if visible(it, listable) {
+				out = append(out, it.Entry)
+			}
+		}
+	}
+	titles := r.treeTitles()
+	for _, tree := range r.cfg.Readable(tzctx.IdentityFrom(ctx)) {
+		auth := string(r.cfg.Access[tree])
+		if auth == "" {
+			auth = "anonymous"
+		}
+		auth, _, _ = strings.Cut(auth, ":")
+		for _, part := range []string{PartIndex, PartFull} {
+			out = append(out, catalog.Entry{ID: partID(tree, part).String(), Tool: "read_documentation",
+				Title: titles[tree] + ": " + partTitle(part), MimeType: MimeMarkdown, Tree: tree, Part: part, Auth: auth})
+		}
+	}
+	return out
+}
+
+// visible reports whether a contract-set entry is listed to a caller: one
+// that drives actions only where the caller may list every one of them.
+func visible(it catalog.Item, listable Listable) bool {
+	for _, a := range it.Actions {
+		if listable == nil || !listable(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// treeTitles returns each tree's title: the served version's, else the
+// tree's name.
+func (r *Reader) treeTitles() map[string]string {
+	titles := map[string]string{}
+	for _, t := range tzctx.Trees {
+		titles[t] = t + " documentation"
+	}
+	if v, err := r.versions.Acquire(); err == nil {
+		defer v.Release()
+		for _, t := range tzctx.Trees {
+			if tr := v.Tree(t); tr != nil && tr.Title != "" {
+				titles[t] = tr.Title
+			}
+		}
+	}
+	return titles
+}
+
+func partTitle(part string) string {
+	if part == PartFull {
+		return "whole text"
+	}
+	return "index"
+}
+
+// catalogStamp is the SHA-256 of the compact JSON array of every visible
+// entry, members in the order served, with no HTML escaping and no
+// trailing newline (A-23).
+func catalogStamp(entries []catalog.Entry) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if entries == nil {
+		entries = []catalog.Entry{}
+	}
+	if err := enc.Encode(entries); err != nil {
+		panic(err) // entries are strings alone
+	}
+	return catalog.Stamp(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// ListContext answers list_context: one page of the visible catalog, a
+// fixed catalog_entry_limit of entries from offset, which counts entries.
+func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable Listable) (*ListAnswer, string, error) {
+	if err := checkPaging(Paging{Offset: req.Offset, Stamp: req.Stamp}); err != nil {
+		return nil, SubjectCatalog, err
+	}
+	entries := r.Catalog(ctx, listable)
+	stamp := catalogStamp(entries)
+	if req.Stamp != nil && *req.Stamp != stamp {
+		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the catalog has changed since that stamp; list it again from offset 0 without a stamp")
+	}
+	off := 0
+	if req.Offset != nil {
+		off = *req.Offset
+	}
+	if off > len(entries) {
+		return nil, SubjectCatalog, tzctx.Errorf(tzctx.InvalidRequest, "offset %d is past the end of the catalog, which holds %d entries", off, len(entries))
+	}
+	end := min(off+r.cfg.Limits.CatalogEntryLimit, len(entries))
+	a := &ListAnswer{ContractVersion: 1, Stamp: stamp, Offset: off, Total: len(entries), Entries: append([]catalog.Entry{}, entries[off:end]...)}
+	if end < len(entries) {
+		a.NextOffset = &end
+	}
+	return a, SubjectCatalog, nil
+}
+
+// catalogText is a contract-set entry's text, paged as any text is: a
+// JSON entry with the member rules of A-04 under the read's limit, any
+// other with the plain rules.
+type catalogText struct {
+	textmap.Layout
+	s     string
+	stamp string
+}
+
+func (c *catalogText) Stamp() string               { return c.stamp }
+func (c *catalogText) Slice(begin, end int) string { return textmap.Slice(c.s, begin, end) }
+
+func newCatalogText(it catalog.Item, limit int) *catalogText {
+	t := &catalogText{s: it.Text, stamp: catalog.Stamp(it.Text)}
+	if it.MimeType == catalog.MimeJSON {
+		if l, ok := textmap.ScanJSON(it.Text, limit); ok {
+			t.Layout = l
+			return t
+		}
+	}
+	t.Layout = textmap.Scan(it.Text)
+	return t
+}
