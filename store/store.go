@@ -296,7 +296,7 @@ func (s *Store) Refresh() (changed bool, err error) {
 	if s.fault != nil && s.fault.key == key {
 		return false, s.fault.err
 	}
-	v, err := openVersion(context.Background(), dir, name, full)
+	v, err := openVersion(context.Background(), dir, name)
 	if err != nil {
 		s.fault = &fault{key: key, err: fmt.Errorf("refused version %q: %w", name, err)}
 		return false, s.fault.err

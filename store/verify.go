@@ -112,16 +112,6 @@ func hashFile(ctx context.Context, p string) (int64, string, error) {
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// level says how much of a version folder verifyDir checks.
-type level int
-
-const (
-	// structure checks meta.json, the list of files and their sizes.
-	structure level = iota
-	// full adds the SHA-256 of every file.
-	full
-)
-
 // Verify checks the named version as a server does before it serves it:
 // every file's size and SHA-256 against meta.json, then its files opened
 // and read through. A fault is a *DamagedError (errors.Is(err,
@@ -130,7 +120,7 @@ func (s *Store) Verify(ctx context.Context, name string) error {
 	if _, err := s.Lookup(name); err != nil {
 		return err
 	}
-	v, err := openVersion(ctx, s.versionDir(name), name, full)
+	v, err := openVersion(ctx, s.versionDir(name), name)
 	if err != nil {
 		return err
 	}
@@ -139,8 +129,9 @@ func (s *Store) Verify(ctx context.Context, name string) error {
 }
 
 // verifyDir checks the version folder dir, which must hold version name,
-// and returns its metadata.
-func verifyDir(ctx context.Context, dir, name string, lv level) (Meta, error) {
+// and returns its metadata: meta.json, the list of files and their sizes,
+// then every file's SHA-256.
+func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 	damaged := func(file, format string, a ...any) (Meta, error) {
 		return Meta{}, &DamagedError{Version: name, File: file, Problem: fmt.Sprintf(format, a...)}
 	}
@@ -207,18 +198,16 @@ func verifyDir(ctx context.Context, dir, name string, lv level) (Meta, error) {
 			return damaged(f.Path, "is missing")
 		}
 	}
-	if lv == full {
-		for _, f := range m.Files {
-			_, sum, err := hashFile(ctx, filepath.Join(dir, filepath.FromSlash(f.Path)))
-			if err != nil {
-				if ctx.Err() != nil {
-					return Meta{}, ctx.Err()
-				}
-				return damaged(f.Path, "cannot be read (%v)", errText(err))
+	for _, f := range m.Files {
+		_, sum, err := hashFile(ctx, filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			if ctx.Err() != nil {
+				return Meta{}, ctx.Err()
 			}
-			if sum != f.SHA256 {
-				return damaged(f.Path, "its SHA-256 differs from the checksum recorded at ingest")
-			}
+			return damaged(f.Path, "cannot be read (%v)", errText(err))
+		}
+		if sum != f.SHA256 {
+			return damaged(f.Path, "its SHA-256 differs from the checksum recorded at ingest")
 		}
 	}
 	return m, nil

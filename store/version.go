@@ -65,11 +65,11 @@ type Tree struct {
 	byRoute map[string]int
 }
 
-// openVersion verifies the version folder dir at level lv, opens
+// openVersion verifies the version folder dir in full, opens
 // it and reads what search needs at once, so that a version that is served
 // has been read through. Any fault, a panic of bleve's or bbolt's over a
 // damaged file included, is an error and leaves nothing open.
-func openVersion(ctx context.Context, dir, name string, lv level) (v *Version, err error) {
+func openVersion(ctx context.Context, dir, name string) (v *Version, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if v != nil {
@@ -78,7 +78,7 @@ func openVersion(ctx context.Context, dir, name string, lv level) (v *Version, e
 			v, err = nil, &DamagedError{Version: name, Problem: (&PanicError{Value: r}).Error() + " while opening it"}
 		}
 	}()
-	fileMeta, err := verifyDir(ctx, dir, name, lv)
+	fileMeta, err := verifyDir(ctx, dir, name)
 	if err != nil {
 		return nil, err
 	}
