@@ -85,30 +85,6 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 }
 
-// plain converts an ordered value into the map-based form encoding/json
-// decodes into, numbers as float64, so that it compares with the values
-// package schemas returns.
-func plain(v any) any {
-	switch x := v.(type) {
-	case object:
-		m := make(map[string]any, len(x))
-		for _, mb := range x {
-			m[mb.key] = plain(mb.val)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, y := range x {
-			out[i] = plain(y)
-		}
-		return out
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	}
-	return v
-}
-
 // pretty encodes v as JSON indented by two spaces, members in their
 // order, with <, > and & as they are: the form json.MarshalIndent gives a
 // struct, and the form the reference's JSON blocks take.
