@@ -97,6 +97,10 @@ type Summary struct {
 type Error struct {
 	File    string
 	Pointer string
+	// Line is the 1-based line of File at fault, where the fault is in a
+	// text (an invalid byte, a control character); 0 otherwise. The
+	// Problem names it too.
+	Line    int
 	Problem string
 	Fix     string
 	// Err is the kind of fault where one is named (ErrSameRoute,

@@ -216,14 +216,14 @@ func readFault(err error, what string) (problem, fix string) {
 func checkText(data []byte) *Error {
 	if !utf8.Valid(data) {
 		line, col := invalidAt(data)
-		return &Error{Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col)}
+		return &Error{Line: line, Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col)}
 	}
 	for i, b := range data {
 		if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f {
 			line := 1 + strings.Count(string(data[:i]), "\n")
 			start := strings.LastIndexByte(string(data[:i]), '\n') + 1
 			col := 1 + utf8.RuneCount(data[start:i])
-			return &Error{Problem: fmt.Sprintf("the file holds the control character U+%04X at line %d, column %d", b, line, col), Err: ErrControl}
+			return &Error{Line: line, Problem: fmt.Sprintf("the file holds the control character U+%04X at line %d, column %d", b, line, col), Err: ErrControl}
 		}
 	}
 	return nil
