@@ -574,7 +574,7 @@ func inlineTargets(line string) []string {
 func isAsset(target string) bool {
 	seg := path.Base(target)
 	ext := strings.ToLower(path.Ext(seg))
-	return ext != "" && ext != ".md" && ext != ".mdx" && ext != seg
+	return len(ext) > 1 && ext != ".md" && ext != ".mdx" && ext != seg && seg != ".."
 }
 
 // resolve finds the listed page a link target names. An absolute target
@@ -605,6 +605,9 @@ func resolve(r *ingest.Report, t *ingest.TreeReport, from *ingest.PageReport, ta
 		p := path.Join(base, target)
 		if p == ".." || strings.HasPrefix(p, "../") {
 			continue
+		}
+		if p == "." {
+			p = "" // the tree's home page
 		}
 		if to, ok := t.Lookup("/" + p); ok {
 			return to, true
