@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -263,18 +265,28 @@ func TestCheckSampleSite(t *testing.T) {
 
 // TestCheckCorpora lints the real corpora: the check passes ingest's
 // checks on each and reports findings, each with a file inside the corpus
-// and a line.
+// and a line. It runs the binary, so that the corpora's pages do not swell
+// this process, whose size the memory tests' children inherit.
 func TestCheckCorpora(t *testing.T) {
 	if testing.Short() {
-		t.Skip("lints four real documentation sets")
+		t.Skip("builds the binary and lints four real documentation sets")
 	}
+	testkit.Corpora(t)
+	bin := buildBinary(t)
 	for _, c := range []string{"browser-use-docs", "mcp-docs", "mintlify-docs", "powershell-docs"} {
 		t.Run(c, func(t *testing.T) {
 			dir := testkit.Corpus(t, c)
-			r := runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir, "--json")
+			cmd := exec.Command(bin, "--data", t.TempDir(), "check", "--tree", "tzdocs="+dir, "--json")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
 			var got findings
-			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-				t.Fatalf("--json: %v\n%.2000s", err, r.stdout)
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("--json: %v\n%.2000s\nstderr: %s", err, out, stderr.String())
 			}
 			counts := map[string]int{}
 			for _, f := range append(got.Errors, got.Warnings...) {
@@ -285,6 +297,9 @@ func TestCheckCorpora(t *testing.T) {
 				if f.Line < 1 || !strings.HasPrefix(f.File, filepath.ToSlash(dir)+"/") {
 					t.Errorf("finding %s lacks a line or a file inside the corpus", f)
 				}
+			}
+			if (err != nil) != (len(got.Errors) > 0) {
+				t.Errorf("exit %v with %d errors", err, len(got.Errors))
 			}
 			t.Logf("%s: %v", c, counts)
 		})
