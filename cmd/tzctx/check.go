@@ -105,20 +105,8 @@ non-zero; warnings do too with --strict.`,
 			case len(args) == 1 && len(trees) > 0:
 				return fmt.Errorf("give either a SITE folder or --tree flags, not both")
 			default:
-				for _, b := range []struct {
-					flag string
-					n    int64
-					unit string
-				}{
-					{"--max-page-bytes", lim.MaxPageBytes, "bytes"},
-					{"--max-manifest-bytes", lim.MaxManifestBytes, "bytes"},
-					{"--max-llms-bytes", lim.MaxLLMSBytes, "bytes"},
-					{"--max-nav-nodes", int64(lim.MaxNavNodes), "entries"},
-					{"--max-nav-depth", int64(lim.MaxNavDepth), "levels"},
-				} {
-					if b.n <= 0 {
-						return fmt.Errorf("%s %d: give a positive number of %s", b.flag, b.n, b.unit)
-					}
+				if err := checkBounds(lim); err != nil {
+					return err
 				}
 				site := ""
 				var srcs []ingest.TreeSource
@@ -161,11 +149,7 @@ non-zero; warnings do too with --strict.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"errors":[…],"warnings":[…]} for machines`)
 	cmd.Flags().StringVar(&contracts, "contracts", "", "check the contract set in DIR/contracts and DIR/schemas instead of the embedded one")
 	_ = cmd.Flags().MarkHidden("contracts")
-	cmd.Flags().Int64Var(&lim.MaxPageBytes, "max-page-bytes", ingest.DefaultMaxPageBytes, "largest page file accepted, in bytes")
-	cmd.Flags().Int64Var(&lim.MaxManifestBytes, "max-manifest-bytes", manifest.DefaultMaxFileBytes, "largest docs.json or $ref file accepted, in bytes")
-	cmd.Flags().Int64Var(&lim.MaxLLMSBytes, "max-llms-bytes", ingest.DefaultMaxLLMSBytes, "largest llms.txt or llms-full.txt accepted, in bytes")
-	cmd.Flags().IntVar(&lim.MaxNavNodes, "max-nav-nodes", manifest.DefaultMaxNodes, "most navigation entries a manifest may expand to after $ref resolution")
-	cmd.Flags().IntVar(&lim.MaxNavDepth, "max-nav-depth", manifest.DefaultMaxDepth, "deepest nesting of objects and arrays the navigation may have")
+	addBoundFlags(cmd, &lim)
 	return cmd
 }
 

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -24,7 +23,6 @@ func newIngestCmd(g *globals) *cobra.Command {
 		trees    []string
 		version  string
 		activate bool
-		maxBytes int64
 		lim      ingest.Options
 	)
 	cmd := &cobra.Command{
@@ -54,20 +52,8 @@ version is complete; --activate then makes it the served version.`,
 				}
 				srcs = append(srcs, ingest.TreeSource{Name: name, Dir: dir})
 			}
-			for _, b := range []struct {
-				flag string
-				n    int64
-				unit string
-			}{
-				{"--max-page-bytes", maxBytes, "bytes"},
-				{"--max-manifest-bytes", lim.MaxManifestBytes, "bytes"},
-				{"--max-llms-bytes", lim.MaxLLMSBytes, "bytes"},
-				{"--max-nav-nodes", int64(lim.MaxNavNodes), "entries"},
-				{"--max-nav-depth", int64(lim.MaxNavDepth), "levels"},
-			} {
-				if b.n <= 0 {
-					return fmt.Errorf("%s %d: give a positive number of %s", b.flag, b.n, b.unit)
-				}
+			if err := checkBounds(lim); err != nil {
+				return err
 			}
 			if len(srcs) == 0 {
 				return fmt.Errorf("nothing to ingest: give a SITE folder or --tree NAME=DIR")
@@ -79,7 +65,7 @@ version is complete; --activate then makes it the served version.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := lim
-			opts.Trees, opts.Version, opts.MaxPageBytes = srcs, version, maxBytes
+			opts.Trees, opts.Version = srcs, version
 			sum, err := runIngest(ctx, st, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -97,11 +83,7 @@ version is complete; --activate then makes it the served version.`,
 	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
-	cmd.Flags().Int64Var(&maxBytes, "max-page-bytes", ingest.DefaultMaxPageBytes, "largest page file accepted, in bytes")
-	cmd.Flags().Int64Var(&lim.MaxManifestBytes, "max-manifest-bytes", manifest.DefaultMaxFileBytes, "largest docs.json or $ref file accepted, in bytes")
-	cmd.Flags().Int64Var(&lim.MaxLLMSBytes, "max-llms-bytes", ingest.DefaultMaxLLMSBytes, "largest llms.txt or llms-full.txt accepted, in bytes")
-	cmd.Flags().IntVar(&lim.MaxNavNodes, "max-nav-nodes", manifest.DefaultMaxNodes, "most navigation entries a manifest may expand to after $ref resolution")
-	cmd.Flags().IntVar(&lim.MaxNavDepth, "max-nav-depth", manifest.DefaultMaxDepth, "deepest nesting of objects and arrays the navigation may have")
+	addBoundFlags(cmd, &lim)
 	return cmd
 }
 
