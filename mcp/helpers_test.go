@@ -128,7 +128,8 @@ func connect(t *testing.T, c *client.Client, version string) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// The listening stream lives as long as the context Start gets.
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if version == "" {
@@ -148,7 +149,9 @@ func connect(t *testing.T, c *client.Client, version string) *client.Client {
 // token ("" for none).
 func (f *fixture) httpClient(t *testing.T, token string) *client.Client {
 	t.Helper()
-	var opts []transport.StreamableHTTPCOption
+	// The listening stream carries the list-changed notifications, as
+	// the TypeScript client opens it.
+	opts := []transport.StreamableHTTPCOption{transport.WithContinuousListening()}
 	if token != "" {
 		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	}
