@@ -465,3 +465,58 @@ func TestPlaneSentencesHoldNoPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestNewcomerAgentPath walks the path the overview teaches, over HTTP on
+// the sample site: list_context, then overview, a guide, a skill, a
+// payload and the documentation, each by the ID the catalog gave.
+func TestNewcomerAgentPath(t *testing.T) {
+	s := newServer(t, sample)
+	entries, _ := listAll(t, s)
+	byPrefix := func(prefix string) entry {
+		for _, e := range entries {
+			if strings.HasPrefix(e.ID, prefix) {
+				return e
+			}
+		}
+		t.Fatalf("the catalog lists no %s entry", prefix)
+		return entry{}
+	}
+	if entries[0].ID != "overview" {
+		t.Fatalf("the catalog starts with %s", entries[0].ID)
+	}
+	overview, _, _, _ := readAll(t, s, "overview", 8000)
+	for _, step := range []string{"list_context", "service_contracts", "guide:reading", "skill:", "payload:", "read_documentation"} {
+		if !strings.Contains(overview, step) {
+			t.Errorf("the overview does not point to %s", step)
+		}
+	}
+	guide, _, _, _ := readAll(t, s, byPrefix("guide:").ID, 8000)
+	skill, _, _, _ := readAll(t, s, "skill:discover-context", 8000)
+	if !strings.HasPrefix(skill, "---\nname: discover-context\n") || !strings.Contains(skill, "list_context") {
+		t.Errorf("skill:discover-context is not its SKILL.md:\n%.300s", skill)
+	}
+	payload, _, _, _ := readAll(t, s, "payload:read_documentation", 16000)
+	var p struct {
+		Request struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil || p.Request.Properties["query"] == nil {
+		t.Fatalf("payload:read_documentation has no query member (%v)", err)
+	}
+	// With what it learnt, the agent reads the cloud index as the docs
+	// entry names it, and searches.
+	docs := byPrefix("docs:cloud")
+	if docs.Tool != "read_documentation" || docs.Tree != "cloud" {
+		t.Fatalf("docs entry %+v", docs)
+	}
+	if r := s.post(t, "read_documentation", `{"tree":"cloud","part":"index"}`); r.status != 200 || !strings.HasPrefix(r.str("text"), "# ") {
+		t.Errorf("cloud index: %d %.200s", r.status, r.raw)
+	}
+	if r := s.post(t, "read_documentation", `{"tree":"cloud","query":"list_context"}`); r.status != 200 || !strings.Contains(r.str("text"), "/cloud/reference/actions/list_context/") {
+		t.Errorf("a search for list_context does not find its reference page: %.300s", r.raw)
+	}
+	if guide == "" {
+		t.Error("the guide is empty")
+	}
+}

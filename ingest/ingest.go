@@ -97,6 +97,10 @@ type Summary struct {
 type Error struct {
 	File    string
 	Pointer string
+	// Line is the 1-based line of File at fault, where the fault is in a
+	// text (an invalid byte, a control character); 0 otherwise. The
+	// Problem names it too.
+	Line    int
 	Problem string
 	Fix     string
 	// Err is the kind of fault where one is named (ErrSameRoute,
@@ -199,11 +203,17 @@ type loadedPage struct {
 	copy     string
 	scan     *textmap.Map
 	headings []tzctx.Heading
+	// file is the page's file, slash-separated, relative to the tree
+	// folder; copyLine is the file's line on which the copy begins, after
+	// a byte order mark and front matter.
+	file     string
+	copyLine int
 }
 
 // loadedTree is one tree read and checked.
 type loadedTree struct {
 	name, title          string
+	dir                  string // the tree folder as given
 	pages                []loadedPage
 	index, full, outline string
 	skipped              int
@@ -211,15 +221,77 @@ type loadedTree struct {
 	headings             int
 }
 
-// Run ingests the trees of opts into st as a new version. On any error
-// nothing becomes visible. Identical content already stored is reported as
-// that version and nothing is written.
-func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
-	start := time.Now()
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
+// Report is what Check found in a site's trees: every tree as ingest
+// would store it, for a linter to read.
+type Report struct {
+	Trees []TreeReport
+}
+
+// TreeReport is one tree Check read.
+type TreeReport struct {
+	Name string
+	// Dir is the tree folder as given.
+	Dir   string
+	Title string
+	Pages []PageReport
+	// Skipped counts the manifest entries that name no page file (links,
+	// OpenAPI operations and specifications).
+	Skipped int
+	// keys maps each page's link key (linkKey) to its index in Pages.
+	keys map[string]int
+}
+
+// PageReport is one page of a tree as Check read it.
+type PageReport struct {
+	tzctx.Page
+	// File is the page's file, slash-separated, relative to the tree folder.
+	File string
+	// Copy is the page's copy: the file less a byte order mark and front
+	// matter.
+	Copy string
+	// CopyLine is the 1-based line of File on which Copy begins.
+	CopyLine int
+	// Scan is the copy's layout: line starts, fences, HTML comments and
+	// every ATX heading outside fenced code, of any depth.
+	Scan *textmap.Map
+}
+
+// Lookup returns the page of the tree a link target names, matched as the
+// outline matches index lines to pages: with or without the tree's base
+// path, a .md or .mdx suffix, a fragment, a query, surrounding slashes or
+// percent-encoding; "index" names a folder's home page. A relative target
+// must be resolved against the linking page first.
+func (t *TreeReport) Lookup(target string) (*PageReport, bool) {
+	i, ok := t.keys[linkKey(t.Name, target)]
+	if !ok {
+		return nil, false
 	}
+	return &t.Pages[i], true
+}
+
+// Check reads and checks the trees of opts as Run does, every check
+// included, and returns what it read, writing nothing. Its errors are
+// Run's.
+func Check(ctx context.Context, opts Options) (*Report, error) {
+	trees, err := load(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{}
+	for _, t := range trees {
+		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, keys: map[string]int{}}
+		for j, p := range t.pages {
+			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan})
+			tr.keys[linkKey(t.name, p.Route)] = j
+		}
+		r.Trees = append(r.Trees, tr)
+	}
+	return r, nil
+}
+
+// load applies the defaults of opts and reads and checks its trees, in
+// tree order.
+func load(ctx context.Context, opts *Options) ([]*loadedTree, error) {
 	if opts.MaxPageBytes <= 0 {
 		opts.MaxPageBytes = DefaultMaxPageBytes
 	}
@@ -231,7 +303,19 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	trees, err := loadTrees(ctx, opts)
+	return loadTrees(ctx, *opts)
+}
+
+// Run ingests the trees of opts into st as a new version. On any error
+// nothing becomes visible. Identical content already stored is reported as
+// that version and nothing is written.
+func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
+	start := time.Now()
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	trees, err := load(ctx, &opts)
 	if err != nil {
 		return nil, err
 	}

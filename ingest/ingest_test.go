@@ -207,6 +207,8 @@ func TestBadSites(t *testing.T) {
 			want: []string{"nav.json", "/groups/0", "cycle"}},
 		{name: "page over size bound", maxSize: 10, files: map[string]string{"cloud/a.mdx": "# A page longer than ten bytes\n"},
 			want: []string{"a.mdx", "over the bound of 10 bytes", "--max-page-bytes"}},
+		{name: "walker accepts, schema refuses", files: map[string]string{"cloud/docs.json": `{"name":["Cloud"],"navigation":{"pages":["index","a"]}}`},
+			want: []string{"docs.json", "at /name", "expects a value of type string, not an array", "see the manifest_schema entry of the catalog"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -233,8 +235,14 @@ func TestBadSites(t *testing.T) {
 			} else {
 				opts.Trees = []ingest.TreeSource{{Name: "cloud", Dir: filepath.Join(site, "cloud")}}
 			}
+			var checkErr error
 			if err == nil {
+				_, checkErr = ingest.Check(context.Background(), opts)
 				_, err = ingest.Run(context.Background(), st, opts)
+				// Check runs every check Run runs, and fails alike.
+				if checkErr == nil || checkErr.Error() != err.Error() {
+					t.Errorf("Check gave %v, Run %v", checkErr, err)
+				}
 			}
 			if err == nil {
 				t.Fatal("ingest succeeded; want an error")

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -70,7 +71,7 @@ func loadTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, e
 	if err := checkRoutes(src, res.Pages); err != nil {
 		return nil, err
 	}
-	t := &loadedTree{name: src.Name, title: oneLine(strings.TrimSpace(res.Name)), skipped: res.Skipped}
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(res.Name)), skipped: res.Skipped}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -175,9 +176,11 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp manife
 	}
 	m := textmap.Scan(cp)
 	p := &loadedPage{
-		Page: tzctx.Page{Path: mp.Path, Route: tzctx.RouteOf(src.Name, mp.Path), Title: title, Description: oneLine(fm.Description)},
-		copy: cp,
-		scan: m,
+		Page:     tzctx.Page{Path: mp.Path, Route: tzctx.RouteOf(src.Name, mp.Path), Title: title, Description: oneLine(fm.Description)},
+		copy:     cp,
+		scan:     m,
+		file:     name,
+		copyLine: 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n")),
 	}
 	for _, h := range m.Headings {
 		if h.Depth >= 2 {
@@ -213,14 +216,14 @@ func readFault(err error, what string) (problem, fix string) {
 func checkText(data []byte) *Error {
 	if !utf8.Valid(data) {
 		line, col := invalidAt(data)
-		return &Error{Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col)}
+		return &Error{Line: line, Problem: fmt.Sprintf("the file is not valid UTF-8 (line %d, byte %d of the line)", line, col)}
 	}
 	for i, b := range data {
 		if (b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f {
 			line := 1 + strings.Count(string(data[:i]), "\n")
 			start := strings.LastIndexByte(string(data[:i]), '\n') + 1
 			col := 1 + utf8.RuneCount(data[start:i])
-			return &Error{Problem: fmt.Sprintf("the file holds the control character U+%04X at line %d, column %d", b, line, col), Err: ErrControl}
+			return &Error{Line: line, Problem: fmt.Sprintf("the file holds the control character U+%04X at line %d, column %d", b, line, col), Err: ErrControl}
 		}
 	}
 	return nil

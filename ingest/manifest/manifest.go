@@ -60,6 +60,14 @@
 // sibling's page points into the referring file. A file referenced more
 // than once without a cycle is read once and walked at each reference.
 //
+// Every manifest file a walk reads is also held to the embedded manifest
+// schema (schemas/docs_manifest.schema.json, the one source of what
+// docs.json may hold): docs.json to the whole schema, a $ref file to its
+// #/$defs/entry. The walker's own errors come first, being the more
+// precise; a file the walk accepts and the schema refuses is an *Error
+// wrapping ErrSchema, naming the file, the JSON pointer of the value and
+// what the schema expects there (CheckSchema).
+//
 // A walk is bounded (Options): each manifest file's size, the navigation
 // entries visited after $ref resolution, which a fan-out of references
 // multiplies, and the nesting depth of the navigation across $ref files.
@@ -288,6 +296,11 @@ func WalkFolder(ctx context.Context, f *sitefs.Folder, opts Options) (*Result, e
 	if err := w.walkRoot(root, &loc{}, chain); err != nil {
 		return nil, err
 	}
+	// The walker's errors are the more precise; the schema's refusal of a
+	// file the walk accepted comes after them.
+	if w.schemaErr != nil {
+		return nil, w.schemaErr
+	}
 	return w.res, nil
 }
 
@@ -417,6 +430,9 @@ type walker struct {
 	clean  map[string]string // page path strings seen, cleaned
 	visits int
 	tokens int
+	// schemaErr is the first manifest file the schema refused, returned
+	// once the walk has found no error of its own.
+	schemaErr error
 }
 
 // parse validates data as JSON and builds an order-preserving tree.
@@ -447,6 +463,14 @@ func (w *walker) parse(file string, data []byte) (*node, error) {
 		// unreachable after validation, kept for safety
 		return nil, &Error{File: file, Problem: "invalid JSON: " + err.Error(),
 			Fix: "fix the JSON syntax", Err: err}
+	}
+	// Each file is held to the manifest schema as it is parsed, so that no
+	// file's bytes outlive its parse; the first refusal is kept for the end
+	// of the walk.
+	if w.schemaErr == nil {
+		if err := CheckSchema(file, data); err != nil {
+			w.schemaErr = err
+		}
 	}
 	w.cache[file] = n
 	w.res.Files = append(w.res.Files, file)

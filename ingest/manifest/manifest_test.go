@@ -314,289 +314,321 @@ func TestWalkSkipDetails(t *testing.T) {
 	}
 }
 
+// nav is a manifest listing the page "ok" and then pages, a JSON fragment.
+func nav(pages string) map[string]string {
+	return map[string]string{"docs.json": `{"navigation":{"pages":["ok",` + pages + `]}}`}
+}
+
+const fixPath = "list the page by its path inside the documentation folder, without extension"
+
+// walkErrorCase is a site whose manifest the walker refuses, with the
+// error it must give. schema marks the refusals of the value's shape that
+// the manifest schema states too (types, required members, page path
+// patterns): TestSchemaAgreesWithWalker holds the schema to refusing them.
+type walkErrorCase struct {
+	name     string
+	site     string // the site folder below the temporary folder; "" for the folder itself
+	files    map[string]string
+	file     string
+	pointer  string
+	line     int
+	column   int
+	msg      string // full message; DIR stands for the site folder
+	notExist bool   // errors.Is(err, fs.ErrNotExist)
+	schema   bool
+}
+
+// walkErrorCases are the manifests TestWalkErrors feeds the walker.
+var walkErrorCases = []walkErrorCase{
+	{
+		name:     "missing docs.json",
+		files:    map[string]string{"README.md": "# hi"},
+		file:     "docs.json",
+		msg:      "docs.json: file not found in DIR; pass the documentation folder that holds docs.json",
+		notExist: true,
+	},
+	{
+		name:   "invalid JSON with its line and column",
+		files:  map[string]string{"docs.json": "{\n  \"navigation\": {\n    \"pages\": [\"a\",]\n  }\n}"},
+		file:   "docs.json",
+		line:   3,
+		column: 19,
+		msg:    "docs.json at line 3, column 19: invalid JSON: invalid character ']' looking for beginning of value; fix the JSON syntax",
+	},
+	{
+		name:   "invalid JSON columns count characters, not bytes",
+		files:  map[string]string{"docs.json": `{"é": 1,}`},
+		file:   "docs.json",
+		line:   1,
+		column: 9,
+		msg:    "docs.json at line 1, column 9: invalid JSON: invalid character '}' looking for beginning of object key string; fix the JSON syntax",
+	},
+	{
+		name:   "truncated JSON points past the end",
+		files:  map[string]string{"docs.json": "{\"navigation\": "},
+		file:   "docs.json",
+		line:   1,
+		column: 16,
+		msg:    "docs.json at line 1, column 16: invalid JSON: unexpected end of JSON input; fix the JSON syntax",
+	},
+	{
+		name: "invalid JSON in a referenced file",
+		files: map[string]string{
+			"docs.json": `{"navigation":{"languages":[{"$ref":"es.json"}]}}`,
+			"es.json":   "{\n\"tabs\": [}\n",
+		},
+		file:   "es.json",
+		line:   2,
+		column: 10,
+		msg:    "es.json at line 2, column 10: invalid JSON: invalid character '}' looking for beginning of value; fix the JSON syntax",
+	},
+	{
+		name:    "navigation missing",
+		schema:  true,
+		files:   map[string]string{"docs.json": `{"name":"Site","nav":{"pages":["a"]}}`},
+		file:    "docs.json",
+		pointer: "/navigation",
+		msg:     `docs.json at /navigation: the navigation member is missing; add a "navigation" object that lists the pages`,
+	},
+	{
+		name:    "navigation is a string",
+		schema:  true,
+		files:   map[string]string{"docs.json": `{"navigation":"index"}`},
+		file:    "docs.json",
+		pointer: "/navigation",
+		msg:     "docs.json at /navigation: navigation is a string, not an object or array; make navigation an object holding pages, groups, tabs or another division",
+	},
+	{
+		name:    "navigation is null",
+		schema:  true,
+		files:   map[string]string{"docs.json": `{"navigation":null}`},
+		file:    "docs.json",
+		pointer: "/navigation",
+		msg:     "docs.json at /navigation: navigation is null, not an object or array; make navigation an object holding pages, groups, tabs or another division",
+	},
+	{
+		name:   "navigation referenced from a file holding a number",
+		schema: true,
+		files: map[string]string{
+			"docs.json": `{"navigation":{"$ref":"nav.json"}}`,
+			"nav.json":  `42`,
+		},
+		file: "nav.json",
+		msg:  "nav.json: navigation is a number, not an object or array; make navigation an object holding pages, groups, tabs or another division",
+	},
+	{
+		name:   "manifest is not an object",
+		schema: true,
+		files:  map[string]string{"docs.json": `["index"]`},
+		file:   "docs.json",
+		msg:    `docs.json: the manifest is an array, not an object; make docs.json an object with a "navigation" member`,
+	},
+	{
+		name: "$ref leaves the site folder",
+		site: "site",
+		files: map[string]string{
+			"site/docs.json": `{"navigation":{"tabs":[{"$ref":"../x.json"}]}}`,
+			"x.json":         `{"pages":["stolen"]}`,
+		},
+		file:    "docs.json",
+		pointer: "/navigation/tabs/0/$ref",
+		msg:     `docs.json at /navigation/tabs/0/$ref: reference "../x.json" leaves the site folder; keep referenced files inside the documentation folder`,
+	},
+	{
+		name: "$ref leaves the site folder from a subfolder",
+		site: "site",
+		files: map[string]string{
+			"site/docs.json":     `{"navigation":{"$ref":"nav/main.json"}}`,
+			"site/nav/main.json": `{"pages":[{"$ref":"./../../x.json"}]}`,
+			"x.json":             `{"pages":["stolen"]}`,
+		},
+		file:    "nav/main.json",
+		pointer: "/pages/0/$ref",
+		msg:     `nav/main.json at /pages/0/$ref: reference "./../../x.json" leaves the site folder; keep referenced files inside the documentation folder`,
+	},
+	{
+		name:    "absolute $ref",
+		files:   map[string]string{"docs.json": `{"navigation":{"$ref":"/etc/nav.json"}}`},
+		file:    "docs.json",
+		pointer: "/navigation/$ref",
+		msg:     `docs.json at /navigation/$ref: reference "/etc/nav.json" is an absolute path; write the path relative to the referring file's folder`,
+	},
+	{
+		name:    "$ref is a URL",
+		files:   map[string]string{"docs.json": `{"navigation":{"$ref":"https://example.com/nav.json"}}`},
+		file:    "docs.json",
+		pointer: "/navigation/$ref",
+		msg:     `docs.json at /navigation/$ref: reference "https://example.com/nav.json" is a URL; copy the referenced file into the documentation folder and reference it by path`,
+	},
+	{
+		name:    "$ref to itself",
+		files:   map[string]string{"docs.json": `{"navigation":{"$ref":"./docs.json"}}`},
+		file:    "docs.json",
+		pointer: "/navigation/$ref",
+		msg:     `docs.json at /navigation/$ref: reference "./docs.json" forms a cycle (docs.json → docs.json); remove one of the references in the cycle`,
+	},
+	{
+		name: "$ref cycle through two files",
+		files: map[string]string{
+			"docs.json":  `{"navigation":{"$ref":"a.json"}}`,
+			"a.json":     `{"pages":["a",{"$ref":"sub/b.json"}]}`,
+			"sub/b.json": `{"group":"B","pages":["b",{"$ref":"../a.json"}]}`,
+		},
+		file:    "sub/b.json",
+		pointer: "/pages/1/$ref",
+		msg:     `sub/b.json at /pages/1/$ref: reference "../a.json" forms a cycle (a.json → sub/b.json → a.json); remove one of the references in the cycle`,
+	},
+	{
+		name:     "$ref to a missing file",
+		files:    map[string]string{"docs.json": `{"navigation":{"languages":[{"pages":["index"]},{"$ref":"./de.json"}]}}`},
+		file:     "docs.json",
+		pointer:  "/navigation/languages/1/$ref",
+		msg:      `docs.json at /navigation/languages/1/$ref: reference "./de.json" names de.json, which does not exist; create the file or correct the reference`,
+		notExist: true,
+	},
+	{
+		name:    "$ref is not a string",
+		schema:  true,
+		files:   map[string]string{"docs.json": `{"navigation":{"pages":[{"$ref":3}]}}`},
+		file:    "docs.json",
+		pointer: "/navigation/pages/0/$ref",
+		msg:     `docs.json at /navigation/pages/0/$ref: $ref is a number, not a file name; write "$ref": "file.json" with a path relative to this file`,
+	},
+	{
+		name: "members beside a $ref to an array",
+		files: map[string]string{
+			"docs.json": `{"navigation":{"pages":[{"$ref":"list.json","group":"G"}]}}`,
+			"list.json": `["a"]`,
+		},
+		file:    "docs.json",
+		pointer: "/navigation/pages/0/$ref",
+		msg:     `docs.json at /navigation/pages/0/$ref: reference "list.json" names an array, which cannot merge with the members beside $ref; move the members beside $ref into the referenced file, or reference an object`,
+	},
+	{
+		name:    "page path with a .. segment",
+		schema:  true,
+		files:   nav(`"guides/../secret"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "guides/../secret" has a ".." segment; ` + fixPath,
+	},
+	{
+		name:    "page path climbing out of the site",
+		schema:  true,
+		files:   nav(`"../outside"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "../outside" has a ".." segment; ` + fixPath,
+	},
+	{
+		name:    "page path absolute after the leading slash",
+		schema:  true,
+		files:   nav(`"//server/share/page"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "//server/share/page" is an absolute path; ` + fixPath,
+	},
+	{
+		name:    "page path with a drive letter",
+		schema:  true,
+		files:   nav(`"C:/docs/page"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "C:/docs/page" is an absolute path; ` + fixPath,
+	},
+	{
+		name:    "page path is a URL",
+		schema:  true,
+		files:   nav(`"https://example.com/page"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "https://example.com/page" is a URL, not a page file; link external pages with an object that has an "href" member`,
+	},
+	{
+		name:    "page path with an extension",
+		schema:  true,
+		files:   nav(`"guides/intro.mdx"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "guides/intro.mdx" includes the file extension; write the path without .md or .mdx`,
+	},
+	{
+		name:    "empty page path",
+		schema:  true,
+		files:   nav(`""`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "" is empty; remove the entry or name a page`,
+	},
+	{
+		name:    "page path with a trailing slash",
+		files:   nav(`"guides/"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "guides/" has an empty segment; remove the doubled or trailing slash`,
+	},
+	{
+		name:    "page path with a dot segment",
+		schema:  true,
+		files:   nav(`"./intro"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "./intro" has a "." segment; write the path without "./" segments`,
+	},
+	{
+		name:    "page path with a backslash",
+		schema:  true,
+		files:   nav(`"guides\\intro"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "guides\\intro" contains a backslash; separate folders with forward slashes`,
+	},
+	{
+		name:    "page path with a fragment",
+		schema:  true,
+		files:   nav(`"intro#setup"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "intro#setup" has a query or fragment; list the page file only, without ? or #`,
+	},
+	{
+		name:    "operation with a lower-case method",
+		files:   nav(`"get /users"`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: page path "get /users" has a segment with surrounding spaces; write an openapi operation's method in capitals, e.g. "GET /users"`,
+	},
+	{
+		name:    "number where an entry is expected",
+		schema:  true,
+		files:   nav(`7`),
+		file:    "docs.json",
+		pointer: "/navigation/pages/1",
+		msg:     `docs.json at /navigation/pages/1: navigation entry is a number, not a page path or an object; list a page as a string path or a group as an object`,
+	},
+	{
+		name:    "group root that is not a page",
+		schema:  true,
+		files:   map[string]string{"docs.json": `{"navigation":{"groups":[{"group":"G","root":true,"pages":["a"]}]}}`},
+		file:    "docs.json",
+		pointer: "/navigation/groups/0/root",
+		msg:     `docs.json at /navigation/groups/0/root: navigation entry is a boolean, not a page path or an object; list a page as a string path or a group as an object`,
+	},
+	{
+		name:   "bad page path in a referenced file",
+		schema: true,
+		files: map[string]string{
+			"docs.json": `{"navigation":{"languages":[{"$ref":"es.json"}]}}`,
+			"es.json":   `{"tabs":[{"tab":"Docs","pages":["es/index","es/../../etc/passwd"]}]}`,
+		},
+		file:    "es.json",
+		pointer: "/tabs/0/pages/1",
+		msg:     `es.json at /tabs/0/pages/1: page path "es/../../etc/passwd" has a ".." segment; ` + fixPath,
+	},
+}
+
 func TestWalkErrors(t *testing.T) {
-	nav := func(pages string) map[string]string {
-		return map[string]string{"docs.json": `{"navigation":{"pages":["ok",` + pages + `]}}`}
-	}
-	const fixPath = "list the page by its path inside the documentation folder, without extension"
-	tests := []struct {
-		name     string
-		site     string // the site folder below the temporary folder; "" for the folder itself
-		files    map[string]string
-		file     string
-		pointer  string
-		line     int
-		column   int
-		msg      string // full message; DIR stands for the site folder
-		notExist bool   // errors.Is(err, fs.ErrNotExist)
-	}{
-		{
-			name:     "missing docs.json",
-			files:    map[string]string{"README.md": "# hi"},
-			file:     "docs.json",
-			msg:      "docs.json: file not found in DIR; pass the documentation folder that holds docs.json",
-			notExist: true,
-		},
-		{
-			name:   "invalid JSON with its line and column",
-			files:  map[string]string{"docs.json": "{\n  \"navigation\": {\n    \"pages\": [\"a\",]\n  }\n}"},
-			file:   "docs.json",
-			line:   3,
-			column: 19,
-			msg:    "docs.json at line 3, column 19: invalid JSON: invalid character ']' looking for beginning of value; fix the JSON syntax",
-		},
-		{
-			name:   "invalid JSON columns count characters, not bytes",
-			files:  map[string]string{"docs.json": `{"é": 1,}`},
-			file:   "docs.json",
-			line:   1,
-			column: 9,
-			msg:    "docs.json at line 1, column 9: invalid JSON: invalid character '}' looking for beginning of object key string; fix the JSON syntax",
-		},
-		{
-			name:   "truncated JSON points past the end",
-			files:  map[string]string{"docs.json": "{\"navigation\": "},
-			file:   "docs.json",
-			line:   1,
-			column: 16,
-			msg:    "docs.json at line 1, column 16: invalid JSON: unexpected end of JSON input; fix the JSON syntax",
-		},
-		{
-			name: "invalid JSON in a referenced file",
-			files: map[string]string{
-				"docs.json": `{"navigation":{"languages":[{"$ref":"es.json"}]}}`,
-				"es.json":   "{\n\"tabs\": [}\n",
-			},
-			file:   "es.json",
-			line:   2,
-			column: 10,
-			msg:    "es.json at line 2, column 10: invalid JSON: invalid character '}' looking for beginning of value; fix the JSON syntax",
-		},
-		{
-			name:    "navigation missing",
-			files:   map[string]string{"docs.json": `{"name":"Site","nav":{"pages":["a"]}}`},
-			file:    "docs.json",
-			pointer: "/navigation",
-			msg:     `docs.json at /navigation: the navigation member is missing; add a "navigation" object that lists the pages`,
-		},
-		{
-			name:    "navigation is a string",
-			files:   map[string]string{"docs.json": `{"navigation":"index"}`},
-			file:    "docs.json",
-			pointer: "/navigation",
-			msg:     "docs.json at /navigation: navigation is a string, not an object or array; make navigation an object holding pages, groups, tabs or another division",
-		},
-		{
-			name:    "navigation is null",
-			files:   map[string]string{"docs.json": `{"navigation":null}`},
-			file:    "docs.json",
-			pointer: "/navigation",
-			msg:     "docs.json at /navigation: navigation is null, not an object or array; make navigation an object holding pages, groups, tabs or another division",
-		},
-		{
-			name: "navigation referenced from a file holding a number",
-			files: map[string]string{
-				"docs.json": `{"navigation":{"$ref":"nav.json"}}`,
-				"nav.json":  `42`,
-			},
-			file: "nav.json",
-			msg:  "nav.json: navigation is a number, not an object or array; make navigation an object holding pages, groups, tabs or another division",
-		},
-		{
-			name:  "manifest is not an object",
-			files: map[string]string{"docs.json": `["index"]`},
-			file:  "docs.json",
-			msg:   `docs.json: the manifest is an array, not an object; make docs.json an object with a "navigation" member`,
-		},
-		{
-			name: "$ref leaves the site folder",
-			site: "site",
-			files: map[string]string{
-				"site/docs.json": `{"navigation":{"tabs":[{"$ref":"../x.json"}]}}`,
-				"x.json":         `{"pages":["stolen"]}`,
-			},
-			file:    "docs.json",
-			pointer: "/navigation/tabs/0/$ref",
-			msg:     `docs.json at /navigation/tabs/0/$ref: reference "../x.json" leaves the site folder; keep referenced files inside the documentation folder`,
-		},
-		{
-			name: "$ref leaves the site folder from a subfolder",
-			site: "site",
-			files: map[string]string{
-				"site/docs.json":     `{"navigation":{"$ref":"nav/main.json"}}`,
-				"site/nav/main.json": `{"pages":[{"$ref":"./../../x.json"}]}`,
-				"x.json":             `{"pages":["stolen"]}`,
-			},
-			file:    "nav/main.json",
-			pointer: "/pages/0/$ref",
-			msg:     `nav/main.json at /pages/0/$ref: reference "./../../x.json" leaves the site folder; keep referenced files inside the documentation folder`,
-		},
-		{
-			name:    "absolute $ref",
-			files:   map[string]string{"docs.json": `{"navigation":{"$ref":"/etc/nav.json"}}`},
-			file:    "docs.json",
-			pointer: "/navigation/$ref",
-			msg:     `docs.json at /navigation/$ref: reference "/etc/nav.json" is an absolute path; write the path relative to the referring file's folder`,
-		},
-		{
-			name:    "$ref is a URL",
-			files:   map[string]string{"docs.json": `{"navigation":{"$ref":"https://example.com/nav.json"}}`},
-			file:    "docs.json",
-			pointer: "/navigation/$ref",
-			msg:     `docs.json at /navigation/$ref: reference "https://example.com/nav.json" is a URL; copy the referenced file into the documentation folder and reference it by path`,
-		},
-		{
-			name:    "$ref to itself",
-			files:   map[string]string{"docs.json": `{"navigation":{"$ref":"./docs.json"}}`},
-			file:    "docs.json",
-			pointer: "/navigation/$ref",
-			msg:     `docs.json at /navigation/$ref: reference "./docs.json" forms a cycle (docs.json → docs.json); remove one of the references in the cycle`,
-		},
-		{
-			name: "$ref cycle through two files",
-			files: map[string]string{
-				"docs.json":  `{"navigation":{"$ref":"a.json"}}`,
-				"a.json":     `{"pages":["a",{"$ref":"sub/b.json"}]}`,
-				"sub/b.json": `{"group":"B","pages":["b",{"$ref":"../a.json"}]}`,
-			},
-			file:    "sub/b.json",
-			pointer: "/pages/1/$ref",
-			msg:     `sub/b.json at /pages/1/$ref: reference "../a.json" forms a cycle (a.json → sub/b.json → a.json); remove one of the references in the cycle`,
-		},
-		{
-			name:     "$ref to a missing file",
-			files:    map[string]string{"docs.json": `{"navigation":{"languages":[{"pages":["index"]},{"$ref":"./de.json"}]}}`},
-			file:     "docs.json",
-			pointer:  "/navigation/languages/1/$ref",
-			msg:      `docs.json at /navigation/languages/1/$ref: reference "./de.json" names de.json, which does not exist; create the file or correct the reference`,
-			notExist: true,
-		},
-		{
-			name:    "$ref is not a string",
-			files:   map[string]string{"docs.json": `{"navigation":{"pages":[{"$ref":3}]}}`},
-			file:    "docs.json",
-			pointer: "/navigation/pages/0/$ref",
-			msg:     `docs.json at /navigation/pages/0/$ref: $ref is a number, not a file name; write "$ref": "file.json" with a path relative to this file`,
-		},
-		{
-			name: "members beside a $ref to an array",
-			files: map[string]string{
-				"docs.json": `{"navigation":{"pages":[{"$ref":"list.json","group":"G"}]}}`,
-				"list.json": `["a"]`,
-			},
-			file:    "docs.json",
-			pointer: "/navigation/pages/0/$ref",
-			msg:     `docs.json at /navigation/pages/0/$ref: reference "list.json" names an array, which cannot merge with the members beside $ref; move the members beside $ref into the referenced file, or reference an object`,
-		},
-		{
-			name:    "page path with a .. segment",
-			files:   nav(`"guides/../secret"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "guides/../secret" has a ".." segment; ` + fixPath,
-		},
-		{
-			name:    "page path climbing out of the site",
-			files:   nav(`"../outside"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "../outside" has a ".." segment; ` + fixPath,
-		},
-		{
-			name:    "page path absolute after the leading slash",
-			files:   nav(`"//server/share/page"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "//server/share/page" is an absolute path; ` + fixPath,
-		},
-		{
-			name:    "page path with a drive letter",
-			files:   nav(`"C:/docs/page"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "C:/docs/page" is an absolute path; ` + fixPath,
-		},
-		{
-			name:    "page path is a URL",
-			files:   nav(`"https://example.com/page"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "https://example.com/page" is a URL, not a page file; link external pages with an object that has an "href" member`,
-		},
-		{
-			name:    "page path with an extension",
-			files:   nav(`"guides/intro.mdx"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "guides/intro.mdx" includes the file extension; write the path without .md or .mdx`,
-		},
-		{
-			name:    "empty page path",
-			files:   nav(`""`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "" is empty; remove the entry or name a page`,
-		},
-		{
-			name:    "page path with a trailing slash",
-			files:   nav(`"guides/"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "guides/" has an empty segment; remove the doubled or trailing slash`,
-		},
-		{
-			name:    "page path with a dot segment",
-			files:   nav(`"./intro"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "./intro" has a "." segment; write the path without "./" segments`,
-		},
-		{
-			name:    "page path with a backslash",
-			files:   nav(`"guides\\intro"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "guides\\intro" contains a backslash; separate folders with forward slashes`,
-		},
-		{
-			name:    "page path with a fragment",
-			files:   nav(`"intro#setup"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "intro#setup" has a query or fragment; list the page file only, without ? or #`,
-		},
-		{
-			name:    "operation with a lower-case method",
-			files:   nav(`"get /users"`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: page path "get /users" has a segment with surrounding spaces; write an openapi operation's method in capitals, e.g. "GET /users"`,
-		},
-		{
-			name:    "number where an entry is expected",
-			files:   nav(`7`),
-			file:    "docs.json",
-			pointer: "/navigation/pages/1",
-			msg:     `docs.json at /navigation/pages/1: navigation entry is a number, not a page path or an object; list a page as a string path or a group as an object`,
-		},
-		{
-			name:    "group root that is not a page",
-			files:   map[string]string{"docs.json": `{"navigation":{"groups":[{"group":"G","root":true,"pages":["a"]}]}}`},
-			file:    "docs.json",
-			pointer: "/navigation/groups/0/root",
-			msg:     `docs.json at /navigation/groups/0/root: navigation entry is a boolean, not a page path or an object; list a page as a string path or a group as an object`,
-		},
-		{
-			name: "bad page path in a referenced file",
-			files: map[string]string{
-				"docs.json": `{"navigation":{"languages":[{"$ref":"es.json"}]}}`,
-				"es.json":   `{"tabs":[{"tab":"Docs","pages":["es/index","es/../../etc/passwd"]}]}`,
-			},
-			file:    "es.json",
-			pointer: "/tabs/0/pages/1",
-			msg:     `es.json at /tabs/0/pages/1: page path "es/../../etc/passwd" has a ".." segment; ` + fixPath,
-		},
-	}
+	tests := walkErrorCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := writeSite(t, t.TempDir(), tt.files)

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/contracts"
+	"github.com/turnzerocloud/tzctx/internal/skills"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -296,11 +297,24 @@ func marshal(v any) (string, error) {
 // Embedded returns the contract set embedded in this build.
 func Embedded() Files { return Files{Contracts: contracts.FS, Schemas: schemas.FS} }
 
-// Load builds the catalog of this build's embedded contract set.
+// Load builds the catalog of this build's embedded contract set, with the
+// skills generated from it.
 func Load() (*Catalog, error) {
 	c, err := schemas.Load()
 	if err != nil {
 		return nil, err
 	}
-	return Build(Embedded(), c, nil)
+	generated, err := skills.Generate(c)
+	if err != nil {
+		return nil, err
+	}
+	var sk []Skill
+	for _, s := range generated {
+		item := Skill{Name: s.Name, Title: s.Title, Markdown: s.Markdown, Actions: s.Actions}
+		for _, p := range s.Parts {
+			item.Parts = append(item.Parts, SkillPart{Name: p.Name, Markdown: p.Markdown})
+		}
+		sk = append(sk, item)
+	}
+	return Build(Embedded(), c, sk)
 }

@@ -33,6 +33,23 @@ func served(reader *query.Reader, limits schemas.Limits, reg actions.Registry) [
 	}
 }
 
+// Registered returns the names of the actions the default dispatcher of
+// this build registers, in name order: the build metadata the generated
+// reference shows and the liveness of a skill. It builds the
+// dispatcher New builds, over no reader, so it reads the registrations
+// themselves and never infers one from the presence of a schema.
+func Registered() ([]string, error) {
+	d, err := New(nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, a := range d.Actions() {
+		names = append(names, a.Name)
+	}
+	return names, nil
+}
+
 // New returns the dispatcher with this build's actions registered over
 // reader.
 func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Recorder) (*dispatch.Dispatcher, error) {

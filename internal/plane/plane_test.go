@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/schemas"
@@ -75,5 +76,26 @@ func TestRegisteredActionsSnapshot(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("internal/plane/%s differs from the actions the default dispatcher registers; if the change is intended, regenerate it with: %s\n got:\n%s", path, regen, buf.String())
+	}
+}
+
+// TestRegisteredIsTheDispatchers: Registered names exactly the actions the
+// default dispatcher registers, so the generators read build metadata
+// from the registrations and from nothing else.
+func TestRegisteredIsTheDispatchers(t *testing.T) {
+	d, err := New(nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := Registered()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, a := range d.Actions() {
+		want = append(want, a.Name)
+	}
+	if len(want) == 0 || strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("Registered() = %v, the dispatcher registers %v", names, want)
 	}
 }

@@ -43,6 +43,19 @@ type Fence struct {
 	Closed bool
 }
 
+// Comment is one block-level HTML comment found by Scan, in the same pass
+// as the fences, so that each suppresses the other's markers.
+type Comment struct {
+	// Start is the code-point offset of the opening line's start.
+	Start int
+	// End is the code-point offset of the line start after the line
+	// holding "-->", or the text's length when the comment is unterminated
+	// or that line is the last line.
+	End int
+	// Closed reports whether a line holding "-->" was found.
+	Closed bool
+}
+
 // Map is the limit-independent layout of a plain (non-JSON) text.
 //
 // *Map implements Layout. ScanJSON also answers a *Map (without headings or
@@ -64,6 +77,8 @@ type Map struct {
 	Headings []Heading
 	// Fences holds every fenced code block in page order.
 	Fences []Fence
+	// Comments holds every block-level HTML comment in page order.
+	Comments []Comment
 }
 
 // scanState is the block the single-pass scanner is in at a line start.
@@ -122,6 +137,8 @@ func Scan(text string) *Map {
 			}
 			if strings.Contains(content, "-->") {
 				state = stateNormal
+				m.Comments[len(m.Comments)-1].Closed = true
+				m.Comments[len(m.Comments)-1].End = next
 			}
 		default:
 			if c, n, ok := parseFenceOpener(content); ok {
@@ -129,9 +146,13 @@ func Scan(text string) *Map {
 				m.Fences = append(m.Fences, Fence{Start: cp})
 				fenceIdx = len(m.Fences) - 1
 			} else if isCommentOpener(content) {
-				if !strings.Contains(content, "-->") {
+				c := Comment{Start: cp}
+				if strings.Contains(content, "-->") {
+					c.End, c.Closed = next, true
+				} else {
 					state = stateComment
 				}
+				m.Comments = append(m.Comments, c)
 			} else if h, ok := parseATX(content); ok {
 				h.Offset = cp
 				m.Headings = append(m.Headings, h)
@@ -146,6 +167,9 @@ func Scan(text string) *Map {
 	m.Len = cp
 	if fenceIdx >= 0 && !m.Fences[fenceIdx].Closed {
 		m.Fences[fenceIdx].End = cp
+	}
+	if n := len(m.Comments); n > 0 && !m.Comments[n-1].Closed {
+		m.Comments[n-1].End = cp
 	}
 	return m
 }

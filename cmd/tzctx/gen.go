@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/internal/reference"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+func newGenCmd() *cobra.Command {
+	gen := &cobra.Command{
+		Use:   "gen",
+		Short: "Generate the served forms of the contract sources",
+		Args:  cobra.NoArgs,
+	}
+	gen.AddCommand(newGenReferenceCmd())
+	return gen
+}
+
+func newGenReferenceCmd() *cobra.Command {
+	var check, write bool
+	cmd := &cobra.Command{
+		Use:   "reference [--check | --write] DIR",
+		Short: "Write, or check, the human reference: one Markdown page per action",
+		Long: `Reference generates the human reference of the served-context actions (CTX-03):
+one page per action of the enumeration, DIR/<action>.md, rendered from the
+embedded contract sources, with the build metadata of this build's default
+dispatcher: whether it registers the action.
+
+The sample site keeps the pages in data/site/cloud/reference/actions, where
+the cloud tree's manifest lists them.
+
+  --write (the default) rewrites every page that differs, through a temporary
+          file renamed into place, and removes the .md and .mdx files no
+          action generates. It leaves any other entry of DIR, which --check
+          then reports.
+  --check writes nothing. It exits non-zero naming every stale, missing or
+          extra file of DIR and the command that rewrites it; the tests run
+          it against the committed pages.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if check && write {
+				return errors.New("--check and --write exclude each other: give one")
+			}
+			dir := args[0]
+			names, err := plane.Registered()
+			if err != nil {
+				return err
+			}
+			pages, err := reference.Generate(schemas.FS, names)
+			if err != nil {
+				return err
+			}
+			if check {
+				command := fmt.Sprintf("tzctx gen reference --write %s (from a checkout: go run ./cmd/tzctx gen reference --write %s)", dir, dir)
+				if err := reference.Check(dir, pages, command); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %d pages\n", dir, len(pages))
+				return nil
+			}
+			written, removed, err := reference.Write(dir, pages)
+			for _, f := range written {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(dir, f))
+			}
+			for _, f := range removed {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s: no action generates it\n", filepath.Join(dir, f))
+			}
+			if err != nil {
+				return err
+			}
+			if len(written)+len(removed) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s is up to date: %d pages\n", dir, len(pages))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "check DIR against the generated pages and write nothing")
+	cmd.Flags().BoolVar(&write, "write", false, "rewrite DIR's pages (the default)")
+	return cmd
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// committedReference is the sample site's generated reference, from this
+// package's folder.
+const committedReference = "../../data/site/cloud/reference/actions"
+
+// TestGenReferenceWriteThenCheck drives tzctx gen reference: it writes one
+// page per action into an empty folder, --check then passes, an edited,
+// a removed and an added file each make --check fail naming the file and
+// the command that rewrites the folder, and writing again repairs it.
+func TestGenReferenceWriteThenCheck(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "actions")
+	r := mustCLI(t, data, "gen", "reference", dir)
+	for _, a := range []string{"list_context", "read_context", "read_documentation"} {
+		if !strings.Contains(r.stdout, "wrote "+filepath.Join(dir, a+".md")) {
+			t.Errorf("gen reference did not report writing %s.md:\n%s", a, r.stdout)
+		}
+	}
+	if r := mustCLI(t, data, "gen", "reference", "--check", dir); !strings.Contains(r.stdout, "is up to date: 3 pages") {
+		t.Errorf("--check after writing: %q", r.stdout)
+	}
+	page := filepath.Join(dir, "read_context.md")
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, []byte(strings.Replace(string(b), "Registered in this build.", "Not registered in this build.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "list_context.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, data, "gen", "reference", "--check", dir)
+	if r.err == nil {
+		t.Fatalf("--check passed on an edited folder:\n%s", r.stdout)
+	}
+	for _, want := range []string{
+		page + " is stale",
+		filepath.Join(dir, "list_context.md") + " is missing",
+		filepath.Join(dir, "notes.txt") + " is extra",
+		"tzctx gen reference --write " + dir,
+		"go run ./cmd/tzctx gen reference --write " + dir,
+	} {
+		if !strings.Contains(r.err.Error(), want) {
+			t.Errorf("--check error does not say %q:\n%v", want, r.err)
+		}
+	}
+	r = mustCLI(t, data, "gen", "reference", "--write", dir)
+	if !strings.Contains(r.stdout, "wrote "+page) || !strings.Contains(r.stdout, "wrote "+filepath.Join(dir, "list_context.md")) {
+		t.Errorf("--write did not rewrite the stale and missing pages:\n%s", r.stdout)
+	}
+	// The extra file is no page: --write leaves it, --check still names it.
+	r = runCLI(t, data, "gen", "reference", "--check", dir)
+	if r.err == nil || !strings.Contains(r.err.Error(), "notes.txt is extra") || strings.Contains(r.err.Error(), "stale") {
+		t.Errorf("--check with only an extra file left: %v", r.err)
+	}
+	if err := os.Remove(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, data, "gen", "reference", "--check", dir)
+}
+
+// TestGenReferenceFlags: --check and --write exclude each other, and DIR
+// is required.
+func TestGenReferenceFlags(t *testing.T) {
+	data := t.TempDir()
+	if r := runCLI(t, data, "gen", "reference", "--check", "--write", t.TempDir()); r.err == nil || !strings.Contains(r.err.Error(), "exclude each other") {
+		t.Errorf("--check --write: %v", r.err)
+	}
+	if r := runCLI(t, data, "gen", "reference"); r.err == nil {
+		t.Error("gen reference with no DIR succeeded")
+	}
+}
+
+// TestGenReferenceCheckCommitted runs the command's check on the pages
+// the sample site commits, as a developer would before committing.
+func TestGenReferenceCheckCommitted(t *testing.T) {
+	if r := runCLI(t, t.TempDir(), "gen", "reference", "--check", committedReference); r.err != nil {
+		t.Errorf("the committed reference is stale: %v", r.err)
+	}
+}
