@@ -34,7 +34,7 @@ type prompt struct {
 // prompts returns a prompt per skill of the catalog (not per part): its
 // name is the skill's, its text the skill's whole text, read through
 // read_context when the prompt is got, and its arguments query and page
-// where the skill drives read_documentation and names them.
+// where the skill drives read_documentation and its steps name them.
 func (s *Server) prompts(items []catalog.Item) []prompt {
 	var out []prompt
 	for _, it := range items {
@@ -44,7 +44,7 @@ func (s *Server) prompts(items []catalog.Item) []prompt {
 		}
 		p := mcpgo.Prompt{Name: name, Title: it.Title, Description: skillDescription(it)}
 		named := map[string]bool{}
-		for _, m := range codeSpan.FindAllStringSubmatch(it.Text, -1) {
+		for _, m := range codeSpan.FindAllStringSubmatch(steps(it.Text), -1) {
 			named[m[1]] = true
 		}
 		drivesDocs := false
@@ -112,4 +112,16 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 		}
 	}
 	return out
+}
+
+// steps is the "## Steps" section of a skill's text, where the skill
+// says what to call with which members; the whole text where it has no
+// such section.
+func steps(md string) string {
+	_, rest, ok := strings.Cut(md, "\n## Steps\n")
+	if !ok {
+		return md
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	return section
 }

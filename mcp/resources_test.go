@@ -140,15 +140,15 @@ func TestResourcesFollowTheCatalog(t *testing.T) {
 var testSkill = catalog.Skill{
 	Name:     "search-documentation",
 	Title:    "Search Turn Zero Cloud documentation",
-	Markdown: "---\nname: search-documentation\ndescription: Find the pages that hold some words.\n---\n\n# Search\n\nCall `read_documentation` with `query`.\n",
+	Markdown: "---\nname: search-documentation\ndescription: Find the pages that hold some words.\n---\n\n# Search\n\n## Steps\n\n1. Call `read_documentation` with `query`.\n\n## Calls\n\n| `page` | no |\n",
 	Actions:  []string{"read_documentation"},
 }
 
 // TestPromptsAreTheSkills: each skill the catalog lists to the caller is
 // a prompt named after it, with a query argument where the skill drives
-// read_documentation with one; getting it returns the skill's whole text
-// and the argument given. (The build's catalog holds no skills yet; this
-// catalog holds one.)
+// read_documentation with one in its steps (a member its other sections
+// name is no argument); getting it returns the skill's whole text and the
+// argument given.
 func TestPromptsAreTheSkills(t *testing.T) {
 	f := newFixture(t, testSkill)
 	for name, c := range f.transports(t, "") {

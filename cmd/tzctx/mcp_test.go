@@ -178,7 +178,7 @@ func TestMCPRefusesAnUnknownToken(t *testing.T) {
 // `tzctx serve` over /mcp, and checks what it saw: the tools, resources
 // and templates listed, a search, a long page paged to its end with
 // stamps and joined to the page's copy, a section read from a headings
-// offset, a resource and a refusal; and that no log line holds the
+// offset, a resource, a prompt and a refusal; and that no log line holds the
 // search's words. It skips where node or the installed SDK is absent,
 // except under CI, where .ci/run installs them.
 func TestTypeScriptClient(t *testing.T) {
@@ -261,6 +261,11 @@ func TestTypeScriptClient(t *testing.T) {
 			if got := pick(path); fmt.Sprint(got) != fmt.Sprint(wantV) {
 				t.Errorf("%s: %s = %v, want %v", name, path, got, wantV)
 			}
+		}
+		if n, _ := pick("promptCount").(float64); n < 1 {
+			t.Errorf("%s: no prompt listed, want the catalog's skills", name)
+		} else if pick("prompt.messages") != float64(1) || pick("prompt.startsWithSkill") != true || pick("prompt.endsWithArgument") != true {
+			t.Errorf("%s: prompt %v, want one message holding the skill and its argument", name, pick("prompt"))
 		}
 		if n, _ := pick("search.lines").(float64); n < 1 {
 			t.Errorf("%s: the search answered no page", name)

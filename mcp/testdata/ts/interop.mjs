@@ -120,10 +120,18 @@ async function main() {
     overviewBytes: Buffer.byteLength(overview.contents[0].text, 'utf8'),
   };
   if (prompts.length > 0) {
-    const p = prompts[0];
+    const p = prompts.find((x) => (x.arguments || []).length > 0) || prompts[0];
     const args = Object.fromEntries((p.arguments || []).map((a) => [a.name, a.name === 'query' ? query : longPage]));
     const got = await client.getPrompt({ name: p.name, arguments: args });
-    out.prompt = { name: p.name, arguments: Object.keys(args), messages: got.messages.length, bytes: Buffer.byteLength(got.messages[0].content.text, 'utf8') };
+    const text = got.messages[0].content.text;
+    out.prompt = {
+      name: p.name,
+      arguments: Object.keys(args),
+      messages: got.messages.length,
+      bytes: Buffer.byteLength(text, 'utf8'),
+      startsWithSkill: text.startsWith('---\nname: ' + p.name + '\n'),
+      endsWithArgument: Object.keys(args).length === 0 || text.endsWith(`: ${Object.values(args).pop()}`),
+    };
   } else {
     out.prompt = null;
   }
