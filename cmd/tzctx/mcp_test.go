@@ -290,3 +290,51 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupUnderASecond: on an existing version, `tzctx serve` answers
+// /healthz and `tzctx mcp` answers initialize within a second of being
+// started. Each is timed three times and held to its fastest start, so a
+// moment of load on a shared machine does not fail the test.
+func TestStartupUnderASecond(t *testing.T) {
+	t.Setenv("TZCTX_DATA", "")
+	bin := buildBinary(t)
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "start-a", "--activate")
+	best := func(times []time.Duration) time.Duration {
+		b := times[0]
+		for _, d := range times[1:] {
+			b = min(b, d)
+		}
+		return b
+	}
+	var serveTimes, mcpTimes []time.Duration
+	for range 3 {
+		port := freePort(t)
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		start := time.Now()
+		p := startProc(t, bin, nil, "--data", dataDir, "serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port))
+		for {
+			if c, _, _ := health(base); c == 200 {
+				break
+			}
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("tzctx serve did not answer within 20 s:\n%s", p.stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		serveTimes = append(serveTimes, time.Since(start))
+		_ = p.cmd.Process.Signal(os.Interrupt)
+		_ = p.wait(t, 15*time.Second)
+
+		c, _, took := stdioClient(t, bin, dataDir, nil)
+		mcpTimes = append(mcpTimes, took)
+		_ = c.Close()
+	}
+	t.Logf("tzctx serve: start to /healthz 200 in %v; tzctx mcp: start to initialize answer in %v", serveTimes, mcpTimes)
+	if d := best(serveTimes); d >= time.Second {
+		t.Errorf("tzctx serve took %v at best to answer /healthz, want under 1 s", d)
+	}
+	if d := best(mcpTimes); d >= time.Second {
+		t.Errorf("tzctx mcp took %v at best to answer initialize, want under 1 s", d)
+	}
+}
