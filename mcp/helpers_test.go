@@ -149,8 +149,10 @@ func connect(t *testing.T, c *client.Client, version string) *client.Client {
 // token ("" for none).
 func (f *fixture) httpClient(t *testing.T, token string) *client.Client {
 	t.Helper()
-	// The listening stream carries the list-changed notifications, as
-	// the TypeScript client opens it.
+	// The listening GET stream carries the list-changed notifications
+	// up to protocol version 2025-11-25, which the TypeScript client
+	// speaks and opens it for.
+	//lint:ignore SA1019 the stream is what clients of 2025-11-25 listen on
 	opts := []transport.StreamableHTTPCOption{transport.WithContinuousListening()}
 	if token != "" {
 		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
