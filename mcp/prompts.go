@@ -19,7 +19,7 @@ const skillPrefix = "skill:"
 // read_documentation and names the member: the member, and what to give.
 var promptArgs = []struct{ name, description string }{
 	{"query", "A few words to search the documentation for; read_documentation's query member."},
-	{"page", "A documentation page route, such as /cloud/guides/errors/; read_documentation's page member."},
+	{"page", "A documentation page route, such as /cloud/guides/reading/; read_documentation's page member."},
 }
 
 // codeSpan finds a Markdown text's code spans.

@@ -37,7 +37,7 @@ const (
 func ContextURI(id string) string { return ContextPrefix + url.PathEscape(id) }
 
 // PageURI is the resource URI of a documentation page, its route given
-// without the tree's base path ("guides/errors").
+// without the tree's base path ("guides/reading").
 func PageURI(tree, route string) string {
 	segs := strings.Split(strings.Trim(route, "/"), "/")
 	for i, s := range segs {
@@ -178,7 +178,7 @@ func (s *Server) templates() []template {
 			}},
 		{mcpgo.NewResourceTemplate(pageTemplate, "page",
 			mcpgo.WithTemplateTitle("A documentation page"),
-			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/errors; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
+			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/reading; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
 			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
 			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 				rest := strings.TrimPrefix(req.Params.URI, DocsPrefix)
