@@ -10,7 +10,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
@@ -117,7 +119,7 @@ func roundTripMap(t *testing.T, v any) map[string]any {
 // TestAnswersMatchHTTP: for the same calls, the structured content of the
 // MCP result is the HTTP body byte for byte (both as they cross the
 // wire), answers and refusals alike, over both transports and for
-// anonymous and signed-in callers; a refusal is isError with its detail
+// anonymous and signed-in callers, and recorded alike; a refusal is isError with its detail
 // as text, an answer carries its chunk, stamp and next offset as text.
 func TestAnswersMatchHTTP(t *testing.T) {
 	f := newFixture(t)
@@ -146,7 +148,11 @@ func TestAnswersMatchHTTP(t *testing.T) {
 		for name, c := range f.transports(t, token) {
 			for _, call := range calls {
 				httpBody := f.postAPI(t, call.action, call.args, token)
+				httpRec := lastRecord(t, f)
 				res := callTool(t, c, call.action, call.args)
+				if mcpRec := lastRecord(t, f); mcpRec != httpRec {
+					t.Errorf("%s %s %v: MCP recorded %+v, HTTP %+v", name, call.action, call.args, mcpRec, httpRec)
+				}
 				if len(res.RawStructuredContent) == 0 {
 					t.Errorf("%s %s %v: no structured content", name, call.action, call.args)
 					continue
@@ -194,4 +200,16 @@ func TestURIs(t *testing.T) {
 			t.Errorf("URI %q, want %q", got, want)
 		}
 	}
+}
+
+// lastRecord is the dispatcher's last record, less its time and duration.
+func lastRecord(t *testing.T, f *fixture) dispatch.Record {
+	t.Helper()
+	recs := f.rec.all()
+	if len(recs) == 0 {
+		t.Fatal("no record")
+	}
+	r := recs[len(recs)-1]
+	r.Time, r.Duration = time.Time{}, 0
+	return r
 }

@@ -70,8 +70,9 @@ func mcpCall(t *testing.T, c *client.Client, name string, args map[string]any) *
 // TestMCPStdioProcesses: two `tzctx mcp` processes and a server share one
 // data directory; each answers through the dispatcher as its caller
 // (--token, TZCTX_TOKEN), logs to stderr alone and never a query's words,
-// and picks up an activation without restart: the clients are told the
-// lists changed, and read the new version.
+// and picks up an activation without restart: the clients, and a client
+// of the server's /mcp, are told the lists changed, and read the new
+// version.
 func TestMCPStdioProcesses(t *testing.T) {
 	t.Setenv("TZCTX_DATA", "")
 	bin := buildBinary(t)
@@ -121,22 +122,41 @@ func TestMCPStdioProcesses(t *testing.T) {
 		}
 	}
 
+	// A client of the server's /mcp, on its listening stream.
+	//lint:ignore SA1019 the GET stream is what clients of 2025-11-25 listen on
+	httpTr, err := transport.NewStreamableHTTP(srv.base+"/mcp", transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaHTTP := client.NewClient(httpTr)
+	if err := viaHTTP.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = viaHTTP.Close() })
+	initReq := mcpgo.InitializeRequest{}
+	initReq.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	initReq.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
+	if _, err := viaHTTP.Initialize(context.Background(), initReq); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the listening stream opens after initialize
+
 	notified := make(chan string, 16)
-	for _, c := range []*client.Client{anon, signed} {
+	for _, c := range []*client.Client{anon, signed, viaHTTP} {
 		c.OnNotification(func(n mcpgo.JSONRPCNotification) { notified <- n.Method })
 	}
 	before := mcpCall(t, anon, "read_documentation", map[string]any{"page": "/cloud/reference/http/"}).RawStructuredContent
 	mustCLI(t, dataDir, "ingest", changedSite(t), "--version", "mcp-b", "--activate")
 	got := 0
 	timeout := time.After(20 * time.Second)
-	for got < 4 {
+	for got < 6 {
 		select {
 		case m := <-notified:
 			if strings.HasSuffix(m, "/list_changed") {
 				got++
 			}
 		case <-timeout:
-			t.Fatalf("%d list_changed notifications within 20 s of the activation, want 4 (2 per process)", got)
+			t.Fatalf("%d list_changed notifications within 20 s of the activation, want 6 (2 per client: two stdio processes, one /mcp session)", got)
 		}
 	}
 	after := mcpCall(t, anon, "read_documentation", map[string]any{"page": "/cloud/reference/http/"}).RawStructuredContent
