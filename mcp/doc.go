@@ -1,7 +1,14 @@
-// Package mcp will be the MCP front end of the plane: tools, resources and
-// prompts over stdio and streamable HTTP, answered through the same
-// dispatcher as HTTP (internal/dispatch). Its tools are the dispatcher's
-// registered actions, each listed with the description, schemas and
-// annotations its definition carries. It holds no code yet; the MCP issue
-// builds it.
+// Package mcp is the MCP front end of the plane: tools, resources and
+// prompts over stdio and streamable HTTP, every one answered through the
+// same dispatcher as HTTP (internal/dispatch), so validation, identity,
+// gating and records are HTTP's.
+//
+// The tools are the dispatcher's registered actions, each listed with its
+// contract description, request and response schemas and annotations as
+// the contract defines them (ActionTool). The resources are the catalog
+// entries list_context lists to the caller, read through read_context,
+// and templates for documentation pages and outlines, read through
+// read_documentation (URIs in URI). The prompts are the catalog's skills.
+// Server wires them into one mcp-go server; HTTPHandler and ServeStdio
+// are its two transports.
 package mcp

@@ -20,9 +20,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -39,6 +37,9 @@ type config struct {
 	WriteTimeout   duration                `json:"write_timeout"`
 	WatchInterval  duration                `json:"watch_interval"`
 	Credentials    map[string]credential   `json:"credentials"`
+	// MCPAllowedOrigins are the browser origins /mcp serves beside
+	// loopback ones; a request with any other Origin header is refused.
+	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
 }
 
 type credential struct {
@@ -152,23 +153,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	}
 	defer st.Close()
 
-	limits, err := plane.Limits()
+	fe, err := newFrontEnds(cfg, st, log)
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.Load()
-	if err != nil {
-		return fmt.Errorf("the embedded contract set: %w", err)
-	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Catalog: cat}, st)
-	creds := dispatch.StaticResolver{}
-	for tok, c := range cfg.Credentials {
-		creds[tok] = tzctx.Identity{Subject: c.Subject, Application: c.Application, Profiles: c.Profiles}
-	}
-	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
-	if err != nil {
-		return err
-	}
+	d := fe.dispatcher
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
 		Health: func() (string, error) {
@@ -180,8 +169,16 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if err != nil {
 		return err
 	}
+	mcpHandler := fe.mcp.HTTPHandler(mcp.HTTPOptions{
+		Resolver:       fe.resolver,
+		BodyLimit:      cfg.BodyLimitBytes,
+		AllowedOrigins: cfg.MCPAllowedOrigins,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", accessLogged(mcpHandler, log))
+	mux.Handle("/", e)
 	srv := &http.Server{
-		Handler:           e,
+		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       time.Duration(cfg.ReadTimeout),
 		WriteTimeout:      time.Duration(cfg.WriteTimeout),
@@ -192,7 +189,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log)
+		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)
 	}()
 	defer func() {
 		stopWatch()
@@ -212,6 +209,8 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// MCP sessions' listening streams end first, or Shutdown waits on them.
+	_ = mcpHandler.Close(sctx)
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -255,8 +254,9 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 }
 
 // watch picks up activations: it checks the pointer every interval and at
-// once on SIGHUP.
-func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan os.Signal, log *slog.Logger) {
+// once on SIGHUP, and calls changed, where set, once the served version
+// has changed.
+func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan os.Signal, log *slog.Logger, changed func()) {
 	if every <= 0 {
 		every = time.Second
 	}
@@ -276,7 +276,7 @@ func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan
 			st.Recheck()
 			logged = ""
 		}
-		changed, err := st.Refresh()
+		switched, err := st.Refresh()
 		if err != nil {
 			if err.Error() != logged {
 				logged = err.Error()
@@ -285,10 +285,13 @@ func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan
 			continue
 		}
 		logged = ""
-		if changed {
+		if switched {
 			if v, err := st.Acquire(); err == nil {
 				log.Info("serving version", "version", v.Name())
 				v.Release()
+			}
+			if changed != nil {
+				changed()
 			}
 		}
 	}

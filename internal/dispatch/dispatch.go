@@ -200,13 +200,9 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		}
 		return a.RefusedSubject(args)
 	}
-	if err := checkIntegers(args); err != nil {
+	if err := a.validate(args); err != nil {
 		rec.Subject = refusedSubject()
 		return nil, err
-	}
-	if err := a.schema.Validate(any(args)); err != nil {
-		rec.Subject = refusedSubject()
-		return nil, schemaError(err)
 	}
 	result, rec.Subject, err = a.Handle(ctx, args)
 	if err != nil {
@@ -218,6 +214,57 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		return nil, err
 	}
 	return result, nil
+}
+
+// validate runs the checks of args against the action's request schema,
+// integer literals first; its error wraps ErrSchema.
+func (a *Action) validate(args map[string]any) error {
+	if err := checkIntegers(args); err != nil {
+		return err
+	}
+	if err := a.schema.Validate(any(args)); err != nil {
+		return schemaError(err)
+	}
+	return nil
+}
+
+// Check runs the schema checks Call runs ahead of the handler, for a
+// front end that must answer a schema violation before the call is
+// dispatched (MCP's -32602 up to protocol version 2025-06-18, A-26). It
+// returns nil where Call would go on to the handler, and where the action
+// is unknown, leaving that to Call; nil args are no members, as in Call. A
+// violation is
+// recorded as Call records it, with the subject the arguments give and
+// the caller's credential subject where the credential resolves, and its
+// error wraps ErrSchema.
+func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any) error {
+	a := d.actions[name]
+	if a == nil {
+		return nil
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	start := time.Now()
+	err := a.validate(args)
+	if err == nil {
+		return nil
+	}
+	rec := Record{Time: start, Action: name, Code: tzctx.ErrorCode(err)}
+	if a.RefusedSubject != nil {
+		rec.Subject = a.RefusedSubject(args)
+	}
+	if d.resolver != nil {
+		bearer, _ := ctx.Value(credentialKey{}).(string)
+		if id, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
+			rec.Credential, rec.Application = id.Subject, id.Application
+		}
+	}
+	rec.Duration = time.Since(start)
+	if d.recorder != nil {
+		d.recorder.Record(ctx, rec)
+	}
+	return err
 }
 
 // PanicText describes a recovered panic value without its data: a
@@ -279,7 +326,7 @@ func (d *Dispatcher) names() []string {
 func checkIntegers(args map[string]any) error {
 	for k, v := range args {
 		if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
-			return tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", k)
+			return violation(tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", k))
 		}
 	}
 	return nil

@@ -11,13 +11,31 @@ import (
 	"github.com/turnzerocloud/tzctx"
 )
 
+// ErrSchema is in the chain of the error Call and Check return where a
+// call's arguments do not fit the action's request schema, an integer
+// member that is not an integer literal included. The same error
+// is a *tzctx.Error of code invalid_request, as HTTP answers it; a front
+// end whose protocol reports schema violations in a shape of its own
+// (MCP, A-26) tells them apart with errors.Is.
+var ErrSchema = errors.New("the arguments do not fit the action's request schema")
+
+// schemaViolation is an invalid_request refusal marked as a schema
+// violation: errors.As finds its *tzctx.Error, errors.Is its ErrSchema.
+type schemaViolation struct{ te *tzctx.Error }
+
+func (e schemaViolation) Error() string   { return e.te.Error() }
+func (e schemaViolation) Unwrap() []error { return []error{e.te, ErrSchema} }
+
+// violation marks te as a schema violation.
+func violation(te *tzctx.Error) error { return schemaViolation{te} }
+
 // schemaError turns a schema violation into invalid_request with a detail
 // naming the member and the rule, never the member's value: a value may be
 // a query's words.
 func schemaError(err error) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema")
+		return violation(tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema"))
 	}
 	var msgs []string
 	var walk func(e *jsonschema.ValidationError)
@@ -34,7 +52,7 @@ func schemaError(err error) error {
 	if len(msgs) > 3 {
 		msgs = msgs[:3]
 	}
-	return tzctx.Errorf(tzctx.InvalidRequest, "%s; see the action's request schema", strings.Join(msgs, "; "))
+	return violation(tzctx.Errorf(tzctx.InvalidRequest, "%s; see the action's request schema", strings.Join(msgs, "; ")))
 }
 
 func describe(e *jsonschema.ValidationError) string {

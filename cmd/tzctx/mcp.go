@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/mcp"
+	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// frontEnds are what every front end calls: the dispatcher of this build
+// over the store, the credentials it resolves, and the MCP front end.
+type frontEnds struct {
+	dispatcher *dispatch.Dispatcher
+	resolver   dispatch.StaticResolver
+	mcp        *mcp.Server
+}
+
+// newFrontEnds builds the reader, the dispatcher and the MCP front end
+// over st, as cfg configures them, recording calls to log.
+func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, error) {
+	limits, err := plane.Limits()
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return nil, fmt.Errorf("the embedded contract set: %w", err)
+	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Catalog: cat}, st)
+	creds := dispatch.StaticResolver{}
+	for tok, c := range cfg.Credentials {
+		creds[tok] = tzctx.Identity{Subject: c.Subject, Application: c.Application, Profiles: c.Profiles}
+	}
+	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	m, err := mcp.New(d, mcp.Options{Version: buildVersion(), Catalog: cat, TextMaxLimit: limits.TextMaxLimit, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m}, nil
+}
+
+// buildVersion is the module version of this build, "(devel)" for a
+// build from a work tree.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func newMCPCmd(g *globals) *cobra.Command {
+	var cfgPath, token string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the active version to one MCP client over stdio (logs go to stderr)",
+		Long: `Serve the active version to one MCP client over stdin and stdout, as the
+caller whose bearer credential is --token (or $TZCTX_TOKEN); without one the
+caller is anonymous. Stdout carries the protocol alone; logs go to stderr.
+Activations are picked up without restart, as tzctx serve picks them up.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			if g.data == "" && os.Getenv("TZCTX_DATA") == "" && cfg.Data != "" {
+				g.data = cfg.Data
+			}
+			if token == "" {
+				token = os.Getenv("TZCTX_TOKEN")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			return serveStdio(ctx, g.dataDir(), cfg, token, cmd.InOrStdin(), cmd.OutOrStdout(), log)
+		},
+	}
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), as tzctx serve reads it")
+	cmd.Flags().StringVar(&token, "token", "", "bearer credential of the caller (default $TZCTX_TOKEN; none reads anonymously)")
+	return cmd
+}
+
+// serveStdio serves one MCP client on in and out until in ends or ctx is
+// done, watching the active pointer as serve does.
+func serveStdio(ctx context.Context, dataDir string, cfg config, token string, in io.Reader, out io.Writer, log *slog.Logger) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	st, err := store.Open(dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := st.Refresh(); err != nil {
+		log.Error("activation", "error", err.Error())
+	}
+	if h := st.Health(); h.Serving == "" && h.Fault == nil {
+		log.Warn("no version is active in " + dataDir + "; reads answer context_unavailable until one is activated")
+	}
+	fe, err := newFrontEnds(cfg, st, log)
+	if err != nil {
+		return err
+	}
+	id, err := fe.resolver.Resolve(ctx, token)
+	if err != nil {
+		return fmt.Errorf("--token: %s", tzctx.ErrorCode(err)+": the credential is not in the configuration's credentials")
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)
+	}()
+	defer func() {
+		stopWatch()
+		<-watched
+	}()
+	log.Info("serving MCP over stdio", "data", dataDir, "credential", id.Subject)
+	return fe.mcp.ServeStdio(ctx, in, out, token, id)
+}
+
+// accessLogged logs one "http" line per request to h, as the HTTP API
+// does: method, path, status and duration, never the query string.
+func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		log.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+	})
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines) through the wrapper.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush lets streamed answers (server-sent events) through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,225 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+)
+
+// HTTPOptions configure the streamable HTTP transport.
+type HTTPOptions struct {
+	// Resolver resolves each request's bearer credential, as the HTTP
+	// API's; nil reads every request as an anonymous caller's.
+	Resolver dispatch.Resolver
+	// BodyLimit bounds a request body in bytes; 0 means 1 MiB.
+	BodyLimit int64
+	// AllowedOrigins are the origins (scheme://host[:port]) whose
+	// browser requests are served beside loopback origins
+	// (http://localhost:6274, http://127.0.0.1:8080); a request with
+	// any other Origin header is refused 403. A request without an
+	// Origin header (no browser sent it) is served.
+	AllowedOrigins []string
+	// SessionIdleTTL ends a session idle that long; 0 means 30 minutes.
+	SessionIdleTTL time.Duration
+}
+
+// HTTPHandler is the streamable HTTP transport: Origin check, bearer
+// credentials per request, the body limit and -32602 for schema
+// violations under protocol versions that use it, in front of mcp-go's
+// session-mode handler. Close ends its sessions.
+type HTTPHandler struct {
+	s       *Server
+	opts    HTTPOptions
+	inner   *server.StreamableHTTPServer
+	allowed map[string]bool
+}
+
+var _ http.Handler = (*HTTPHandler)(nil)
+
+// HTTPHandler returns the streamable HTTP transport of s.
+func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
+	if opts.BodyLimit <= 0 {
+		opts.BodyLimit = 1 << 20
+	}
+	if opts.SessionIdleTTL <= 0 {
+		opts.SessionIdleTTL = 30 * time.Minute
+	}
+	h := &HTTPHandler{s: s, opts: opts, allowed: map[string]bool{}}
+	for _, o := range opts.AllowedOrigins {
+		h.allowed[strings.TrimSuffix(strings.ToLower(o), "/")] = true
+	}
+	h.inner = server.NewStreamableHTTPServer(s.mcp,
+		server.WithSessionIdleTTL(opts.SessionIdleTTL),
+		// mcp-go refuses a loopback connection whose Host is not a
+		// loopback name (DNS rebinding); kept on, on purpose.
+		server.WithDisableLocalhostProtection(false),
+		server.WithStreamableHTTPLogger(s.log),
+	)
+	return h
+}
+
+// Close ends every session, releasing their listening streams, so the
+// HTTP server can shut down.
+func (h *HTTPHandler) Close(ctx context.Context) error { return h.inner.Shutdown(ctx) }
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin != "" {
+		if !h.originAllowed(origin) {
+			writeRPCError(w, http.StatusForbidden, nil, mcpgo.INVALID_REQUEST, "the Origin "+boundedOrigin(origin)+" is not allowed; add it to mcp_allowed_origins")
+			return
+		}
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Add("Vary", "Origin")
+		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version")
+		if r.Method == http.MethodOptions {
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id")
+			w.Header().Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.BodyLimit))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, mcpgo.INVALID_REQUEST, fmt.Sprintf("the request body is over the size bound of %d bytes", h.opts.BodyLimit))
+				return
+			}
+			writeRPCError(w, http.StatusBadRequest, nil, mcpgo.PARSE_ERROR, "the request body could not be read")
+			return
+		}
+	}
+	bearer, id, err := h.caller(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		if name := toolName(body); name != "" {
+			err = h.s.d.Refuse(r.Context(), name, err)
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeRPCError(w, http.StatusUnauthorized, rpcID(body), mcpgo.INVALID_REQUEST, contractError(err).Detail)
+		return
+	}
+	ctx := WithCaller(r.Context(), bearer, id)
+	if r.Method == http.MethodPost {
+		// Every request after initialize carries the negotiated version
+		// in its header; a client that sends none speaks 2025-03-26
+		// (the transport's rule). A request without a session is
+		// mcp-go's to answer.
+		version := r.Header.Get("Mcp-Protocol-Version")
+		if version == "" && r.Header.Get("Mcp-Session-Id") != "" {
+			version = "2025-03-26"
+		}
+		if b := h.s.precheck(ctx, body, version); b != nil {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if r.Method == http.MethodGet {
+		// A listening stream outlives the server's write timeout.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	}
+	h.inner.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// caller resolves an Authorization header: none is anonymous, "Bearer
+// <credential>" is the credential's identity, anything else is refused.
+func (h *HTTPHandler) caller(ctx context.Context, auth string) (string, tzctx.Identity, error) {
+	if auth == "" {
+		return "", tzctx.Identity{}, nil
+	}
+	bearer, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok {
+		return "", tzctx.Identity{}, tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\"")
+	}
+	bearer = strings.TrimSpace(bearer)
+	if h.opts.Resolver == nil {
+		return bearer, tzctx.Identity{}, nil
+	}
+	id, err := h.opts.Resolver.Resolve(ctx, bearer)
+	return bearer, id, err
+}
+
+// originAllowed reports whether a browser origin may call: a configured
+// one, or a loopback one.
+func (h *HTTPHandler) originAllowed(origin string) bool {
+	o := strings.TrimSuffix(strings.ToLower(origin), "/")
+	if h.allowed[o] {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// boundedOrigin quotes an origin for a detail, describing a long one.
+func boundedOrigin(o string) string {
+	if len(o) > 100 {
+		return "(an origin of " + fmt.Sprint(len(o)) + " bytes)"
+	}
+	return fmt.Sprintf("%q", o)
+}
+
+// toolName is the tool a tools/call body names, "" for any other body.
+func toolName(body []byte) string {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != string(mcpgo.MethodToolsCall) {
+		return ""
+	}
+	return m.Params.Name
+}
+
+// rpcID is a request body's JSON-RPC id, nil where it has none.
+func rpcID(body []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	return m.ID
+}
+
+// writeRPCError writes a JSON-RPC error with an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	var idv any = id
+	if id == nil {
+		idv = nil
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": mcpgo.JSONRPC_VERSION, "id": idv, "error": map[string]any{"code": code, "message": message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

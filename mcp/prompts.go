@@ -1,0 +1,127 @@
+package mcp
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+)
+
+// skillPrefix begins a skill's content ID; a skill's parts add
+// ":<part>".
+const skillPrefix = "skill:"
+
+// promptArgs are the arguments a prompt takes where its skill drives
+// read_documentation and names the member: the member, and what to give.
+var promptArgs = []struct{ name, description string }{
+	{"query", "A few words to search the documentation for; read_documentation's query member."},
+	{"page", "A documentation page route, such as /cloud/guides/reading/; read_documentation's page member."},
+}
+
+// codeSpan finds a Markdown text's code spans.
+var codeSpan = regexp.MustCompile("`([^`\n]+)`")
+
+// prompt is one prompt with its handler.
+type prompt struct {
+	Prompt  mcpgo.Prompt
+	Handler server.PromptHandlerFunc
+}
+
+// prompts returns a prompt per skill of the catalog (not per part): its
+// name is the skill's, its text the skill's whole text, read through
+// read_context when the prompt is got, and its arguments query and page
+// where the skill drives read_documentation and its steps name them.
+func (s *Server) prompts(items []catalog.Item) []prompt {
+	var out []prompt
+	for _, it := range items {
+		name, ok := strings.CutPrefix(it.ID, skillPrefix)
+		if !ok || name == "" || strings.Contains(name, ":") {
+			continue
+		}
+		p := mcpgo.Prompt{Name: name, Title: it.Title, Description: skillDescription(it)}
+		named := map[string]bool{}
+		for _, m := range codeSpan.FindAllStringSubmatch(steps(it.Text), -1) {
+			named[m[1]] = true
+		}
+		drivesDocs := false
+		for _, a := range it.Actions {
+			drivesDocs = drivesDocs || a == "read_documentation"
+		}
+		for _, a := range promptArgs {
+			if drivesDocs && named[a.name] {
+				p.Arguments = append(p.Arguments, mcpgo.PromptArgument{Name: a.name, Description: a.description})
+			}
+		}
+		id := it.ID
+		out = append(out, prompt{p, func(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+			body, _, err := s.readWhole(ctx, "read_context", map[string]any{"id": id})
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range p.Arguments {
+				if v := req.Params.Arguments[a.Name]; v != "" {
+					body += "\n\nUse `" + a.Name + "`: " + v
+				}
+			}
+			return &mcpgo.GetPromptResult{Description: p.Description, Messages: []mcpgo.PromptMessage{
+				{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent(body)},
+			}}, nil
+		}})
+	}
+	return out
+}
+
+// skillDescription is the description in a skill's front matter, else
+// its title.
+func skillDescription(it catalog.Item) string {
+	rest, ok := strings.CutPrefix(it.Text, "---\n")
+	if !ok {
+		return it.Title
+	}
+	front, _, _ := strings.Cut(rest, "\n---")
+	for _, line := range strings.Split(front, "\n") {
+		if d, ok := strings.CutPrefix(line, "description:"); ok {
+			return strings.Trim(strings.TrimSpace(d), `"'`)
+		}
+	}
+	return it.Title
+}
+
+// filterPrompts lists the prompts whose skill list_context lists to this
+// caller.
+func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mcpgo.Prompt {
+	if len(prompts) == 0 {
+		return prompts
+	}
+	entries, err := s.catalogEntries(ctx)
+	if err != nil {
+		return nil
+	}
+	listed := map[string]bool{}
+	for _, e := range entries {
+		listed[e.ID] = true
+	}
+	var out []mcpgo.Prompt
+	for _, p := range prompts {
+		if listed[skillPrefix+p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// steps is the "## Steps" section of a skill's text, where the skill
+// says what to call with which members; the whole text where it has no
+// such section.
+func steps(md string) string {
+	_, rest, ok := strings.Cut(md, "\n## Steps\n")
+	if !ok {
+		return md
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	return section
+}

@@ -1,0 +1,221 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+)
+
+// The resource URIs (contracts/choices.md, "MCP"). A catalog entry is
+// ContextPrefix and its content ID, path-escaped (a "/" is %2F); a
+// documentation page is DocsPrefix, the tree, "/page/" and the route
+// without the tree's base path (empty for the home page), path-escaped
+// segment by segment; a tree's outline is DocsPrefix, the tree and
+// "/outline".
+const (
+	ContextPrefix = "tzctx://context/"
+	DocsPrefix    = "tzctx://docs/"
+)
+
+// The resource templates, as resources/templates/list lists them.
+const (
+	contextTemplate = ContextPrefix + "{+id}"
+	pageTemplate    = DocsPrefix + "{tree}/page/{+route}"
+	outlineTemplate = DocsPrefix + "{tree}/outline"
+)
+
+// ContextURI is the resource URI of a catalog entry.
+func ContextURI(id string) string { return ContextPrefix + url.PathEscape(id) }
+
+// PageURI is the resource URI of a documentation page, its route given
+// without the tree's base path ("guides/reading").
+func PageURI(tree, route string) string {
+	segs := strings.Split(strings.Trim(route, "/"), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return DocsPrefix + tree + "/page/" + strings.Join(segs, "/")
+}
+
+// OutlineURI is the resource URI of a tree's outline.
+func OutlineURI(tree string) string { return DocsPrefix + tree + "/outline" }
+
+// maxRestarts bounds how often a paged read starts again after the text
+// changed under it (context_changed).
+const maxRestarts = 3
+
+// catalogEntries lists the whole catalog this caller may see, through
+// list_context, paged to its end.
+func (s *Server) catalogEntries(ctx context.Context) ([]catalog.Entry, error) {
+	var err error
+	for range maxRestarts {
+		var out []catalog.Entry
+		args := map[string]any{}
+		for {
+			var res any
+			if res, err = s.d.Call(ctx, "list_context", args); err != nil {
+				break
+			}
+			var page struct {
+				Stamp      string          `json:"stamp"`
+				NextOffset *int            `json:"next_offset"`
+				Entries    []catalog.Entry `json:"entries"`
+			}
+			if err = roundTrip(res, &page); err != nil {
+				return nil, err
+			}
+			out = append(out, page.Entries...)
+			if page.NextOffset == nil {
+				return out, nil
+			}
+			args = map[string]any{"offset": json.Number(fmt.Sprint(*page.NextOffset)), "stamp": page.Stamp}
+		}
+		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+// resources lists the caller's catalog as resources, in catalog order; a
+// refusal lists none and is logged.
+func (s *Server) resources(ctx context.Context) []mcpgo.Resource {
+	entries, err := s.catalogEntries(ctx)
+	if err != nil {
+		s.log.Warn("mcp resources/list", "code", string(tzctx.ErrorCode(err)))
+		return []mcpgo.Resource{}
+	}
+	out := make([]mcpgo.Resource, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, mcpgo.Resource{URI: ContextURI(e.ID), Name: e.ID, Title: e.Title, MIMEType: e.MimeType,
+			Description: "Catalog entry " + e.ID + "; the tool " + e.Tool + " reads it in chunks."})
+	}
+	return out
+}
+
+// readWhole reads a text to its end through action, the largest chunks
+// the contract allows, and returns its text and media type. A text that
+// changes under the read is read again from its start.
+func (s *Server) readWhole(ctx context.Context, action string, args map[string]any) (string, string, error) {
+	var err error
+	for range maxRestarts {
+		var b strings.Builder
+		call := map[string]any{"limit": json.Number(fmt.Sprint(s.limit))}
+		for k, v := range args {
+			call[k] = v
+		}
+		for {
+			var res any
+			if res, err = s.d.Call(ctx, action, call); err != nil {
+				break
+			}
+			var a struct {
+				Stamp      string `json:"stamp"`
+				NextOffset *int   `json:"next_offset"`
+				MimeType   string `json:"mime_type"`
+				Text       string `json:"text"`
+			}
+			if err = roundTrip(res, &a); err != nil {
+				return "", "", err
+			}
+			b.WriteString(a.Text)
+			if a.NextOffset == nil {
+				return b.String(), a.MimeType, nil
+			}
+			call["offset"] = json.Number(fmt.Sprint(*a.NextOffset))
+			call["stamp"] = a.Stamp
+		}
+		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
+			break
+		}
+	}
+	return "", "", readError(err)
+}
+
+// readError is a refused resource read as mcp-go reports a handler's
+// error: its message is the contract's code and detail.
+func readError(err error) error {
+	te := contractError(err)
+	return errors.New(string(te.Code) + ": " + te.Detail)
+}
+
+// template is one resource template with its handler.
+type template struct {
+	Template mcpgo.ResourceTemplate
+	Handler  server.ResourceTemplateHandlerFunc
+}
+
+// templates returns the resource templates: any catalog entry by its ID,
+// read through read_context, and a documentation page or outline, read
+// through read_documentation.
+func (s *Server) templates() []template {
+	text := func(uri, mime, body string) []mcpgo.ResourceContents {
+		return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: mime, Text: body}}
+	}
+	return []template{
+		{mcpgo.NewResourceTemplate(contextTemplate, "context",
+			mcpgo.WithTemplateTitle("A catalog entry"),
+			mcpgo.WithTemplateDescription("A catalog entry by its content ID, as resources/list and list_context list them, path-escaped; its whole text, read through read_context.")),
+			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				id, err := url.PathUnescape(strings.TrimPrefix(req.Params.URI, ContextPrefix))
+				if err != nil || id == "" {
+					return nil, fmt.Errorf("invalid_request: %s is not a catalog resource URI; resources/list lists them", ContextPrefix+"…")
+				}
+				body, mime, err := s.readWhole(ctx, "read_context", map[string]any{"id": id})
+				if err != nil {
+					return nil, err
+				}
+				return text(req.Params.URI, mime, body), nil
+			}},
+		{mcpgo.NewResourceTemplate(pageTemplate, "page",
+			mcpgo.WithTemplateTitle("A documentation page"),
+			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/reading; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
+			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
+			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				rest := strings.TrimPrefix(req.Params.URI, DocsPrefix)
+				tree, route, ok := strings.Cut(rest, "/page/")
+				if !ok {
+					tree, route = strings.TrimSuffix(rest, "/page"), ""
+				}
+				route, err := url.PathUnescape(route)
+				if err != nil {
+					return nil, fmt.Errorf("invalid_request: the page URI is not validly percent-encoded")
+				}
+				body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "page": "/" + tree + "/" + route})
+				if err != nil {
+					return nil, err
+				}
+				return text(req.Params.URI, mime, body), nil
+			}},
+		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
+			mcpgo.WithTemplateTitle("A documentation tree's outline"),
+			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation."),
+			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
+			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+				tree := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, DocsPrefix), "/outline")
+				body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "part": "outline"})
+				if err != nil {
+					return nil, err
+				}
+				return text(req.Params.URI, mime, body), nil
+			}},
+	}
+}
+
+// roundTrip decodes an answer into v through its JSON.
+func roundTrip(res any, v any) error {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+)
+
+// Catalog holds the catalog's shared entries, the skills among them;
+// *catalog.Catalog is one.
+type Catalog interface {
+	Items() []catalog.Item
+}
+
+var _ Catalog = (*catalog.Catalog)(nil)
+
+// Options configure a Server.
+type Options struct {
+	// Version is the server version initialize reports.
+	Version string
+	// Catalog gives the skills the prompts are made of; nil serves none.
+	Catalog Catalog
+	// TextMaxLimit is the limit a resource read pages with, the
+	// contract's text_max_limit.
+	TextMaxLimit int
+	// Logger receives the front end's own lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the MCP front end over one dispatcher. Its lists are computed
+// per call for the caller of each request.
+type Server struct {
+	d     Dispatcher
+	mcp   *server.MCPServer
+	log   *slog.Logger
+	limit int
+	// actions are the registered actions by name, whose access the tool
+	// filter reads.
+	actions map[string]*dispatch.Action
+	// versions holds each stdio session's negotiated protocol version;
+	// an HTTP request carries its own in a header.
+	versions sync.Map
+}
+
+// New returns the MCP front end of d.
+func New(d Dispatcher, opts Options) (*Server, error) {
+	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, actions: map[string]*dispatch.Action{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.limit <= 0 {
+		s.limit = 16000
+	}
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcpgo.InitializeRequest, res *mcpgo.InitializeResult) {
+		if cs, ok := server.ClientSessionFromContext(ctx).(*stdioSession); ok && res != nil {
+			s.versions.Store(cs.SessionID(), res.ProtocolVersion)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		s.versions.Delete(cs.SessionID())
+	})
+	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcpgo.ListResourcesRequest, res *mcpgo.ListResourcesResult) {
+		if res != nil {
+			res.Resources = s.resources(ctx)
+			res.NextCursor = ""
+		}
+	})
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s.mcp = server.NewMCPServer("tzctx", version,
+		server.WithTitle("Turn Zero Cloud served context"),
+		server.WithInstructions("Turn Zero Cloud's served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
+		server.WithHooks(hooks),
+		server.WithToolFilter(s.filterTools),
+		server.WithPromptFilter(s.filterPrompts),
+		server.WithRecovery(),
+	)
+	for _, a := range d.Actions() {
+		tool, handle, err := ActionTool(d, a)
+		if err != nil {
+			return nil, err
+		}
+		s.actions[a.Name] = a
+		s.mcp.AddTool(tool, handle)
+	}
+	for _, t := range s.templates() {
+		s.mcp.AddResourceTemplate(t.Template, t.Handler)
+	}
+	if opts.Catalog != nil {
+		for _, p := range s.prompts(opts.Catalog.Items()) {
+			s.mcp.AddPrompt(p.Prompt, p.Handler)
+		}
+	}
+	return s, nil
+}
+
+// MCPServer returns the mcp-go server, for an in-process client.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// ListsChanged tells every connected client, on both transports, that
+// the resource and prompt lists may have changed: a version was
+// activated.
+func (s *Server) ListsChanged() {
+	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationResourcesListChanged), nil)
+	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationPromptsListChanged), nil)
+}
+
+// filterTools lists the tools whose action this caller may list: an
+// anonymous action to anyone, any other to a signed-in caller.
+func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+	id := tzctx.IdentityFrom(ctx)
+	var out []mcpgo.Tool
+	for _, t := range tools {
+		if a := s.actions[t.Name]; a != nil && (a.Access == "anonymous" || !id.Anonymous()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// WithCaller returns ctx carrying a caller's bearer credential ("" for
+// none), for the dispatcher to resolve, and the identity it resolved to,
+// for the lists' filters.
+func WithCaller(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
+	return tzctx.WithIdentity(dispatch.WithCredential(ctx, bearer), id)
+}

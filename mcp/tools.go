@@ -1,0 +1,229 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+)
+
+// Dispatcher is what the MCP front end needs of the dispatcher.
+type Dispatcher interface {
+	Call(ctx context.Context, name string, args map[string]any) (any, error)
+	Check(ctx context.Context, name string, args map[string]any) error
+	Refuse(ctx context.Context, name string, err error) error
+	Actions() []*dispatch.Action
+}
+
+var _ Dispatcher = (*dispatch.Dispatcher)(nil)
+
+// errorEnvelope is the schema of the contract's error envelope (A-38), the
+// structured content of a refused call. The output schema of every tool
+// admits it beside the answer, since clients validate structured content
+// against the output schema even where isError is set.
+var errorEnvelope = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"error": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"code":   map[string]any{"enum": []any{string(tzctx.InvalidRequest), string(tzctx.ContextNotFound), string(tzctx.ContextChanged), string(tzctx.ContextUnavailable), string(tzctx.Internal)}},
+				"detail": map[string]any{"type": "string"},
+			},
+			"required":             []any{"code", "detail"},
+			"additionalProperties": false,
+		},
+	},
+	"required":             []any{"error"},
+	"additionalProperties": false,
+}
+
+// outputSchema returns the tool's output schema: an object that is either
+// the action's response or the error envelope, the response's $defs
+// lifted to the root where it has any.
+func outputSchema(response map[string]any) (json.RawMessage, error) {
+	answer := map[string]any{}
+	for k, v := range response {
+		answer[k] = v
+	}
+	out := map[string]any{"type": "object", "anyOf": []any{answer, errorEnvelope}}
+	if defs, ok := answer["$defs"]; ok {
+		delete(answer, "$defs")
+		out["$defs"] = defs
+	}
+	return marshal(out)
+}
+
+// ActionTool returns the MCP tool of one registered action and its
+// handler, which calls the action through d. The tool's description is
+// the action's contract description, its input schema the action's
+// request schema, its output schema the response's or the error
+// envelope's, and its annotations the enumeration's.
+func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandlerFunc, error) {
+	in, err := marshal(a.Request)
+	if err != nil {
+		return mcpgo.Tool{}, nil, fmt.Errorf("tool %s: input schema: %w", a.Name, err)
+	}
+	if a.Request["type"] != "object" || a.Response["type"] != "object" {
+		return mcpgo.Tool{}, nil, fmt.Errorf("tool %s: MCP needs object schemas at the root of the request and the response", a.Name)
+	}
+	out, err := outputSchema(a.Response)
+	if err != nil {
+		return mcpgo.Tool{}, nil, fmt.Errorf("tool %s: output schema: %w", a.Name, err)
+	}
+	tool := mcpgo.NewToolWithRawSchema(a.Name, a.Description, in)
+	tool.RawOutputSchema = out
+	tool.Annotations = mcpgo.ToolAnnotation{
+		ReadOnlyHint:    mcpgo.ToBoolPtr(a.Annotations.ReadOnly),
+		DestructiveHint: mcpgo.ToBoolPtr(a.Annotations.Destructive),
+		IdempotentHint:  mcpgo.ToBoolPtr(a.Annotations.Idempotent),
+		OpenWorldHint:   mcpgo.ToBoolPtr(a.Annotations.OpenWorld),
+	}
+	name := a.Name
+	handle := func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		args, err := arguments(req)
+		if err != nil {
+			return violationResult(d.Refuse(ctx, name, err)), nil
+		}
+		res, err := d.Call(ctx, name, args)
+		if err != nil {
+			return refusalResult(err), nil
+		}
+		return answerResult(res)
+	}
+	return tool, handle, nil
+}
+
+// errNotObject is the schema violation of arguments that are no object.
+var errNotObject = tzctx.Errorf(tzctx.InvalidRequest, "the arguments must be a JSON object; see the tool's input schema")
+
+// arguments decodes a call's arguments as HTTP decodes a body, numbers
+// kept as written (A-25); none is no members.
+func arguments(req mcpgo.CallToolRequest) (map[string]any, error) {
+	raw := req.Params.RawArguments
+	if len(raw) == 0 {
+		if req.Params.Arguments == nil {
+			return nil, nil
+		}
+		var err error
+		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+			return nil, errNotObject
+		}
+	}
+	return decodeArgs(raw)
+}
+
+// decodeArgs decodes a JSON object of arguments with json.Number
+// numbers; null is no members.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil || args == nil {
+		return nil, errNotObject
+	}
+	return args, nil
+}
+
+// answerResult is a successful call's result: the answer, as HTTP's body
+// holds it, as structured content, and a text an agent reads directly.
+func answerResult(res any) (*mcpgo.CallToolResult, error) {
+	raw, err := marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpgo.CallToolResult{
+		Content:              []mcpgo.Content{mcpgo.NewTextContent(answerText(raw))},
+		StructuredContent:    raw,
+		RawStructuredContent: raw,
+	}, nil
+}
+
+// answerText is the text content of an answer: a text read's chunk, then
+// its continuation, stamp and next offset, so a client without structured
+// content can still page; the answer's JSON for any other answer.
+func answerText(raw json.RawMessage) string {
+	var a struct {
+		Text         *string `json:"text"`
+		Continuation string  `json:"continuation"`
+		Stamp        string  `json:"stamp"`
+		NextOffset   *int    `json:"next_offset"`
+	}
+	if json.Unmarshal(raw, &a) != nil || a.Text == nil {
+		return string(raw)
+	}
+	var b strings.Builder
+	b.WriteString(*a.Text)
+	b.WriteString("\n\n")
+	if a.Continuation != "" {
+		b.WriteString(a.Continuation)
+		b.WriteString("\n")
+	}
+	b.WriteString("stamp: " + a.Stamp + "\n")
+	if a.NextOffset == nil {
+		b.WriteString("next_offset: null (this chunk ends the text)")
+	} else {
+		fmt.Fprintf(&b, "next_offset: %d", *a.NextOffset)
+	}
+	return b.String()
+}
+
+// refusalResult is a refused call's result (A-38): isError, the
+// contract's error envelope as structured content and its detail as text.
+// A schema violation is violationResult's instead.
+func refusalResult(err error) *mcpgo.CallToolResult {
+	if errors.Is(err, dispatch.ErrSchema) {
+		return violationResult(err)
+	}
+	te := contractError(err)
+	env, mErr := marshal(map[string]any{"error": map[string]any{"code": string(te.Code), "detail": te.Detail}})
+	if mErr != nil {
+		return violationResult(err)
+	}
+	return &mcpgo.CallToolResult{
+		IsError:              true,
+		Content:              []mcpgo.Content{mcpgo.NewTextContent(te.Detail)},
+		StructuredContent:    env,
+		RawStructuredContent: env,
+	}
+}
+
+// violationResult is a schema violation's result from protocol version
+// 2025-11-25 on (A-26): a tool execution error whose text says which
+// member breaks which rule, with no envelope, since the plane's
+// invalid_request envelope is HTTP's shape for it, not MCP's.
+func violationResult(err error) *mcpgo.CallToolResult {
+	return &mcpgo.CallToolResult{IsError: true, Content: []mcpgo.Content{mcpgo.NewTextContent(contractError(err).Detail)}}
+}
+
+// contractError returns err's *tzctx.Error, or the internal refusal.
+func contractError(err error) *tzctx.Error {
+	var te *tzctx.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	return tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
+}
+
+// marshal encodes v as HTTP's writeJSON does, without HTML escaping and
+// without the trailing newline.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
