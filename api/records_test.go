@@ -47,6 +47,14 @@ func TestRecordSubjects(t *testing.T) {
 		{`{"id":"docs:nope"}`, "docs:nope"},
 		{`{"id":"` + long + `"}`, ""},
 		{`{"id":"docs:cloud","offset":"1"}`, "docs:cloud"},
+		{`{"id":"overview"}`, "overview"},
+		// read_documentation's own IDs, which read_context refuses, are
+		// recorded by their bare markers: a slug or search digits may
+		// carry the caller's words (A-27).
+		{`{"id":"docs:cloud:search:0123456789abcdef"}`, "docs:cloud:search"},
+		{`{"id":"docs::search:0123456789abcdef"}`, "docs::search"},
+		{`{"id":"docs:cloud:page:secret words here"}`, "docs:cloud:page"},
+		{`{"id":"docs:cloud:search:0123456789abcdef","limit":0}`, "docs:cloud:search"},
 	}
 	for _, c := range ctxCases {
 		before := len(s.rec.recs)

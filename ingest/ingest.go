@@ -328,17 +328,26 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		sum.Headings += t.headings
 		sum.Skipped += t.skipped
 	}
+	// Identical content stored already is that version, unless it is
+	// damaged: then it cannot stand for this ingest.
 	if name := st.FindDigest(digest); name != "" && (opts.Version == "" || opts.Version == name) {
-		sum.Version, sum.Existing = name, true
-		sum.Seconds = time.Since(start).Seconds()
-		return sum, nil
+		if err := st.Verify(ctx, name); err == nil {
+			sum.Version, sum.Existing = name, true
+			sum.Seconds = time.Since(start).Seconds()
+			return sum, nil
+		} else if !errors.Is(err, store.ErrDamaged) {
+			return nil, err
+		}
 	}
 	created := now().UTC()
 	name := opts.Version
 	if name == "" {
 		name = created.Format("20060102") + "-" + digest[:12]
 	}
-	if _, err := st.Lookup(name); err == nil {
+	if _, err := st.Lookup(name); err == nil || errors.Is(err, store.ErrDamaged) {
+		if st.Verify(ctx, name) != nil {
+			return nil, fmt.Errorf("version %q exists already and is damaged; delete it ('tzctx delete %s', after activating another version if it is the active one) and ingest again, or choose another --version name", name, name)
+		}
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
 	b, err := st.NewBuilder()

@@ -39,9 +39,20 @@ func RefusedDocSubject(args map[string]any) string {
 // within the ID bound, else nothing.
 func RefusedContextSubject(args map[string]any, idMax int) string {
 	if id, ok := args["id"].(string); ok && utf8.RuneCountInString(id) <= idMax {
-		return id
+		return contextSubject(id)
 	}
 	return ""
+}
+
+// contextSubject is the record subject of a read_context call for id: the
+// ID itself, but for a documentation ID read_context does not read (a
+// page's or a search's, whose slug or digits may carry the caller's words,
+// A-27) its bare marker.
+func contextSubject(id string) string {
+	if cid, err := ParseID(id); err == nil && !cid.Listed() {
+		return cid.Marker()
+	}
+	return id
 }
 
 // docSubject is the record subject of a refused read_documentation call:

@@ -76,9 +76,11 @@ type TreeMeta struct {
 type Store struct {
 	dir string
 
-	mu      sync.Mutex // serialises Refresh; guards fault
+	mu      sync.Mutex // serialises Refresh
 	current atomic.Pointer[Version]
-	fault   *fault
+	// fault is the version Refresh last refused, nil for none; read
+	// without mu, so /healthz never waits for a verification.
+	fault atomic.Pointer[fault]
 }
 
 // OpenExisting opens the data directory dir, which must exist: for
@@ -263,8 +265,9 @@ func (s *Store) Size(name string) int64 {
 // finish on the version they started with; the old version closes when
 // its last reader releases it. It reports whether the served version
 // changed. A refused version is not opened again until its folder or the
-// pointer changes, or Recheck is called; meanwhile Refresh returns the
-// same error at no cost.
+// pointer changes (its meta.json's size or time, say, after an operator
+// rebuilt it), or Recheck is called, as SIGHUP does after a repair in
+// place; meanwhile Refresh returns the same error at no cost.
 func (s *Store) Refresh() (changed bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,12 +277,13 @@ func (s *Store) Refresh() (changed bool, err error) {
 		return false, err
 	}
 	if name == "" {
-		s.fault = nil
+		s.fault.Store(nil)
 		return false, nil
 	}
 	if err := ValidName(name); err != nil {
-		s.fault = &fault{key: "name:" + name, err: fmt.Errorf("the pointer %s names no valid version (%v); run 'tzctx activate NAME'", filepath.Join(s.dir, activeFile), err)}
-		return false, s.fault.err
+		f := &fault{key: "name:" + name, err: fmt.Errorf("the pointer %s names no valid version (%v); run 'tzctx activate NAME'", filepath.Join(s.dir, activeFile), err)}
+		s.fault.Store(f)
+		return false, f.err
 	}
 	dir := s.versionDir(name)
 	key := folderKey(dir)
@@ -289,19 +293,20 @@ func (s *Store) Refresh() (changed bool, err error) {
 	if cur != nil && cur.meta.Name == name {
 		m, err := readMeta(dir)
 		if err == nil && m.Digest == cur.meta.Digest && m.Created.Equal(cur.meta.Created) {
-			s.fault = nil
+			s.fault.Store(nil)
 			return false, nil
 		}
 	}
-	if s.fault != nil && s.fault.key == key {
-		return false, s.fault.err
+	if f := s.fault.Load(); f != nil && f.key == key {
+		return false, f.err
 	}
 	v, err := openVersion(context.Background(), dir, name)
 	if err != nil {
-		s.fault = &fault{key: key, err: fmt.Errorf("refused version %q: %w", name, err)}
-		return false, s.fault.err
+		f := &fault{key: key, err: fmt.Errorf("refused version %q: %w", name, err)}
+		s.fault.Store(f)
+		return false, f.err
 	}
-	s.fault = nil
+	s.fault.Store(nil)
 	old := s.current.Swap(v)
 	if old != nil {
 		old.Release()
@@ -312,9 +317,7 @@ func (s *Store) Refresh() (changed bool, err error) {
 // Recheck forgets the version last refused, so the next Refresh tries it
 // again (after the operator repaired it in place, say).
 func (s *Store) Recheck() {
-	s.mu.Lock()
-	s.fault = nil
-	s.mu.Unlock()
+	s.fault.Store(nil)
 }
 
 // fault is a version Refresh refused: the state of its folder then, and
@@ -344,17 +347,16 @@ type Health struct {
 	Fault error
 }
 
-// Health reports the served version and any fault of the active one.
+// Health reports the served version and any fault of the active one. It
+// never waits for a Refresh in progress.
 func (s *Store) Health() Health {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var h Health
 	if v := s.current.Load(); v != nil {
 		h.Serving = v.meta.Name
 	}
 	h.Active, _ = s.ActiveName()
-	if s.fault != nil {
-		h.Fault = s.fault.err
+	if f := s.fault.Load(); f != nil {
+		h.Fault = f.err
 	}
 	return h
 }

@@ -45,7 +45,7 @@ func (e *DamagedError) Error() string {
 		b.WriteString(e.File + ": ")
 	}
 	b.WriteString(e.Problem)
-	b.WriteString("; activate another version ('tzctx activate OTHER') or ingest the site again")
+	b.WriteString("; activate another version ('tzctx activate OTHER'), or delete this one ('tzctx delete NAME') and ingest the site again")
 	return b.String()
 }
 

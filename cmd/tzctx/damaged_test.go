@@ -113,6 +113,52 @@ func TestActivateRefusesDamagedVersion(t *testing.T) {
 	if r := runCLI(t, data, "activate", "B"); r.err == nil || !strings.Contains(r.err.Error(), "meta.json") {
 		t.Errorf("activate B with its meta.json unreadable = %v", r.err)
 	}
+	// verify counts a version List cannot describe as damaged too.
+	if r := runCLI(t, data, "verify"); r.err == nil || !strings.Contains(r.stdout, "A: ok") || !strings.Contains(r.stdout, "B: damaged") {
+		t.Errorf("verify with B's meta.json unreadable = %v, %q", r.err, r.stdout)
+	}
+}
+
+// TestReingestOverDamagedVersion: identical content whose stored version
+// is damaged is not reported as stored already; ingest says how to
+// repair, and a new name ingests it anew.
+func TestReingestOverDamagedVersion(t *testing.T) {
+	data := t.TempDir()
+	site := testkit.SampleSite(t)
+	first := mustCLI(t, data, "ingest", site, "--activate")
+	name := strings.TrimPrefix(strings.SplitN(first.stdout, "\n", 2)[0], "version ")
+	mustCLI(t, data, "ingest", changedSite(t), "--version", "other", "--activate")
+	damageFile(t, filepath.Join(data, "versions", name, "pages.db"))
+	r := runCLI(t, data, "ingest", site)
+	if r.err == nil || !strings.Contains(r.err.Error(), "damaged") || !strings.Contains(r.err.Error(), "tzctx delete "+name) || strings.Contains(r.stdout, "identical content") {
+		t.Fatalf("re-ingest over the damaged %s = %v, %q", name, r.err, r.stdout)
+	}
+	r = mustCLI(t, data, "ingest", site, "--version", "fresh")
+	if !strings.HasPrefix(r.stdout, "version fresh\n") {
+		t.Errorf("ingest under a new name printed %q", r.stdout)
+	}
+	mustCLI(t, data, "delete", name)
+	r = mustCLI(t, data, "ingest", site)
+	if !strings.Contains(r.stdout, "identical content is stored already as version fresh") {
+		t.Errorf("with the damaged version deleted, ingest printed %q", r.stdout)
+	}
+}
+
+// TestServeDoesNotMaskDamagedOnlyData: a data directory whose only version
+// is damaged beyond description is not given the sample site.
+func TestServeDoesNotMaskDamagedOnlyData(t *testing.T) {
+	data := t.TempDir()
+	mustCLI(t, data, "ingest", testkit.SampleSite(t), "--version", "A")
+	if err := os.WriteFile(filepath.Join(data, "versions", "A", "meta.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, data, testConfig(20*time.Millisecond))
+	if code, h := healthBody(t, srv.base); code != 503 {
+		t.Errorf("/healthz = %d %v, want 503: nothing to serve", code, h)
+	}
+	if names := dirNames(t, filepath.Join(data, "versions")); len(names) != 1 {
+		t.Errorf("versions after serve: %v; the sample site was ingested", names)
+	}
 }
 
 // TestServerKeepsServingOnDamage: a running server asked to switch to a

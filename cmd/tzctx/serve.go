@@ -228,7 +228,12 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	if len(ms) > 0 {
+	damaged, err := st.Unreadable()
+	if err != nil {
+		return err
+	}
+	if len(ms) > 0 || len(damaged) > 0 {
+		// An operator's data directory never falls back to the sample.
 		log.Warn("no version is active; activate one with 'tzctx activate NAME'")
 		return nil
 	}

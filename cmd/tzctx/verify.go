@@ -35,6 +35,13 @@ version and exits non-zero where any is damaged.`,
 				for _, m := range ms {
 					names = append(names, m.Name)
 				}
+				// Folders whose meta.json does not read are damaged
+				// versions too; List cannot describe them.
+				unreadable, err := st.Unreadable()
+				if err != nil {
+					return err
+				}
+				names = append(names, unreadable...)
 				if len(names) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "no version is stored")
 					return nil
