@@ -46,7 +46,7 @@ func powershell(b *testing.B) *store.Store {
 	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.Refresh(); err != nil {
+	if _, err := st.Refresh(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	psStore.st, psStore.dir = st, data

@@ -149,7 +149,7 @@ func TestDamagedVersionIsRefused(t *testing.T) {
 			if err := s.Activate(t.Context(), "good"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Refresh(); err != nil {
+			if _, err := s.Refresh(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			tc.damage(t, s)
@@ -169,7 +169,7 @@ func TestDamagedVersionIsRefused(t *testing.T) {
 			}
 
 			pointAt(t, s, "bad")
-			changed, err := s.Refresh()
+			changed, err := s.Refresh(t.Context())
 			if changed || !errors.Is(err, ErrDamaged) {
 				t.Fatalf("Refresh onto the damaged version = %v, %v; want a refusal", changed, err)
 			}
@@ -181,12 +181,12 @@ func TestDamagedVersionIsRefused(t *testing.T) {
 				t.Errorf("Health = %+v", h)
 			}
 			// Asking again costs nothing and says the same.
-			if _, err2 := s.Refresh(); err2 == nil || err2.Error() != err.Error() {
+			if _, err2 := s.Refresh(t.Context()); err2 == nil || err2.Error() != err.Error() {
 				t.Errorf("second Refresh = %v, want %v", err2, err)
 			}
 			// Back to a good version: the fault clears.
 			pointAt(t, s, "good")
-			if _, err := s.Refresh(); err != nil || s.Health().Fault != nil {
+			if _, err := s.Refresh(t.Context()); err != nil || s.Health().Fault != nil {
 				t.Errorf("Refresh back onto good = %v, health %+v", err, s.Health())
 			}
 		})
@@ -204,7 +204,7 @@ func TestDamagedVersionAtStart(t *testing.T) {
 	flipByte(t, segmentOf(t, s, "a"), 300)
 
 	s2, _ := Open(dir)
-	if _, err := s2.Refresh(); !errors.Is(err, ErrDamaged) {
+	if _, err := s2.Refresh(t.Context()); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("Refresh = %v, want ErrDamaged", err)
 	}
 	if _, err := s2.Acquire(); !errors.Is(err, ErrNoVersion) {
@@ -216,7 +216,7 @@ func TestDamagedVersionAtStart(t *testing.T) {
 	if err := s2.Activate(t.Context(), "b"); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := s2.Refresh(); !changed || err != nil || served(t, s2) != "b" {
+	if changed, err := s2.Refresh(t.Context()); !changed || err != nil || served(t, s2) != "b" {
 		t.Fatalf("Refresh onto b = %v, %v, serving %q", changed, err, served(t, s2))
 	}
 }
@@ -230,7 +230,7 @@ func TestDamageBehindGoodChecksums(t *testing.T) {
 	if err := s.Activate(t.Context(), "good"); err != nil {
 		t.Fatal(err)
 	}
-	s.Refresh()
+	s.Refresh(t.Context())
 	seg := segmentOf(t, s, "good")
 	fi, _ := os.Stat(seg)
 	pristine, _ := os.ReadFile(seg)
@@ -251,7 +251,7 @@ func TestDamageBehindGoodChecksums(t *testing.T) {
 					t.Fatalf("Refresh panicked with damage at byte %d: %v", off, r)
 				}
 			}()
-			changed, err := s.Refresh()
+			changed, err := s.Refresh(t.Context())
 			switch {
 			case err != nil:
 				refused++
@@ -269,7 +269,7 @@ func TestDamageBehindGoodChecksums(t *testing.T) {
 			}
 		}()
 		pointAt(t, s, "good")
-		s.Refresh()
+		s.Refresh(t.Context())
 		if err := s.Delete(name); err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +320,7 @@ func TestFrequentGramsAtOpen(t *testing.T) {
 	if err := s.Activate(t.Context(), "v"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Refresh(); err != nil {
+	if _, err := s.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := s.Acquire()
@@ -369,5 +369,25 @@ func TestCommitCancelled(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(s.dir, stagingDir)); len(left) != 0 {
 		t.Errorf("staging after a cancelled commit: %v", left)
+	}
+}
+
+// TestRefreshCancelled: a Refresh whose context ends during verification
+// returns the context's error, remembers no fault, and the next one
+// serves the version.
+func TestRefreshCancelled(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	buildPages(t, s, "v", 10)
+	pointAt(t, s, "v")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if changed, err := s.Refresh(ctx); changed || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Refresh with a cancelled context = %v, %v", changed, err)
+	}
+	if h := s.Health(); h.Fault != nil || h.Serving != "" {
+		t.Errorf("Health after a cancelled Refresh = %+v", h)
+	}
+	if changed, err := s.Refresh(t.Context()); !changed || err != nil || served(t, s) != "v" {
+		t.Errorf("Refresh after the cancelled one = %v, %v", changed, err)
 	}
 }

@@ -264,11 +264,14 @@ func (s *Store) Size(name string) int64 {
 // version served before, if any, goes on being served. Reads in flight
 // finish on the version they started with; the old version closes when
 // its last reader releases it. It reports whether the served version
-// changed. A refused version is not opened again until its folder or the
-// pointer changes (its meta.json's size or time, say, after an operator
-// rebuilt it), or Recheck is called, as SIGHUP does after a repair in
-// place; meanwhile Refresh returns the same error at no cost.
-func (s *Store) Refresh() (changed bool, err error) {
+// changed. A refused version is not opened again until its meta.json's
+// size or time or the pointer changes, or Recheck is called, as SIGHUP
+// does after a repair in place; meanwhile Refresh returns the same error
+// at no cost.
+//
+// ctx bounds the verification: a Refresh cancelled meanwhile returns ctx's
+// error, remembers no fault, and leaves the served version as it was.
+func (s *Store) Refresh(ctx context.Context) (changed bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer recovered(&err)
@@ -300,7 +303,10 @@ func (s *Store) Refresh() (changed bool, err error) {
 	if f := s.fault.Load(); f != nil && f.key == key {
 		return false, f.err
 	}
-	v, err := openVersion(context.Background(), dir, name)
+	v, err := openVersion(ctx, dir, name)
+	if err != nil && ctx.Err() != nil {
+		return false, ctx.Err()
+	}
 	if err != nil {
 		f := &fault{key: key, err: fmt.Errorf("refused version %q: %w", name, err)}
 		s.fault.Store(f)

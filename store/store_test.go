@@ -64,7 +64,7 @@ func TestVersionsLifecycle(t *testing.T) {
 	if err := s.Activate(t.Context(), "v1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Refresh(); err != nil {
+	if _, err := s.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	v1, err := s.Acquire()
@@ -75,7 +75,7 @@ func TestVersionsLifecycle(t *testing.T) {
 	if err := s.Activate(t.Context(), "v2"); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := s.Refresh(); err != nil || !changed {
+	if changed, err := s.Refresh(t.Context()); err != nil || !changed {
 		t.Fatalf("refresh = %v, %v", changed, err)
 	}
 	txt, err := v1.Tree("cloud").Text("/cloud/")
@@ -184,7 +184,7 @@ func TestGramsSurviveReplacementCharacter(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Activate(t.Context(), "v")
-	s.Refresh()
+	s.Refresh(t.Context())
 	v, _ := s.Acquire()
 	defer v.Release()
 	for _, g := range []string{"ab", "\ufffd\ufffd", "x\ufffdy", "now", "ow,", "μ", "𝄞", "a"} {
@@ -213,7 +213,7 @@ func TestReusedNameIsANewVersion(t *testing.T) {
 	build(t, s, "a", "first content")
 	build(t, s, "b", "other")
 	s.Activate(t.Context(), "a")
-	if changed, _ := s.Refresh(); !changed {
+	if changed, _ := s.Refresh(t.Context()); !changed {
 		t.Fatal("a not loaded")
 	}
 	// Between two checks: b activated, a deleted and ingested anew.
@@ -224,7 +224,7 @@ func TestReusedNameIsANewVersion(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	build(t, s, "a", "second content")
 	s.Activate(t.Context(), "a")
-	if changed, err := s.Refresh(); !changed || err != nil {
+	if changed, err := s.Refresh(t.Context()); !changed || err != nil {
 		t.Fatalf("refresh after reuse = %v, %v", changed, err)
 	}
 	v, _ := s.Acquire()
@@ -234,7 +234,7 @@ func TestReusedNameIsANewVersion(t *testing.T) {
 		t.Errorf("served %q after the name was reused", got)
 	}
 	// Same name, same content: nothing to reload.
-	if changed, _ := s.Refresh(); changed {
+	if changed, _ := s.Refresh(t.Context()); changed {
 		t.Error("an unchanged version was reloaded")
 	}
 }

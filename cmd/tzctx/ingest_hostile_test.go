@@ -210,7 +210,7 @@ func TestIngestFollowsLinksInside(t *testing.T) {
 		if err := st.Activate(t.Context(), "v"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Refresh(); err != nil {
+		if _, err := st.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		v, err := st.Acquire()

@@ -110,7 +110,7 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 		return err
 	}
 	defer st.Close()
-	if _, err := st.Refresh(); err != nil {
+	if _, err := st.Refresh(ctx); err != nil && ctx.Err() == nil {
 		log.Error("activation", "error", err.Error())
 	}
 	if h := st.Health(); h.Serving == "" && h.Fault == nil {

@@ -148,7 +148,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	// A damaged active version does not stop the server: it serves
 	// nothing and says why on /healthz until another version is
 	// activated.
-	if _, err := st.Refresh(); err != nil {
+	if _, err := st.Refresh(ctx); err != nil && ctx.Err() == nil {
 		log.Error("activation", "error", err.Error())
 	}
 	defer st.Close()
@@ -281,7 +281,10 @@ func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan
 			st.Recheck()
 			logged = ""
 		}
-		switched, err := st.Refresh()
+		switched, err := st.Refresh(ctx)
+		if ctx.Err() != nil {
+			return
+		}
 		if err != nil {
 			if err.Error() != logged {
 				logged = err.Error()

@@ -43,7 +43,7 @@ func storedText(t *testing.T, dataDir, tree, key string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Refresh(); err != nil {
+	if _, err := st.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()

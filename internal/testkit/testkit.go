@@ -65,7 +65,7 @@ func Ingest(t testing.TB, trees ...ingest.TreeSource) *store.Store {
 	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Refresh(); err != nil {
+	if _, err := st.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
@@ -118,6 +118,6 @@ func SampleStoreIn(dir string) (*store.Store, error) {
 	if err := st.Activate(context.Background(), sum.Version); err != nil {
 		return nil, err
 	}
-	_, err = st.Refresh()
+	_, err = st.Refresh(context.Background())
 	return st, err
 }
