@@ -337,7 +337,7 @@ func outline(t *loadedTree) string {
 		byKey[linkKey(t.name, p.Route)] = p.Route
 	}
 	for _, line := range strings.SplitAfter(t.index, "\n") {
-		for _, target := range linkTargets(line) {
+		for _, target := range LinkTargets(line) {
 			if route, ok := byKey[linkKey(t.name, target)]; ok {
 				if _, dup := lineOf[route]; !dup {
 					lineOf[route] = strings.TrimRight(line, "\r\n")
@@ -364,9 +364,13 @@ func outline(t *loadedTree) string {
 	return b.String()
 }
 
-// linkTargets returns the targets of the Markdown links "](target)" and
-// "](<target>)" in a line, the angle-bracket form unescaped.
-func linkTargets(line string) []string {
+// LinkTargets returns the destinations of the inline Markdown links of a
+// line, in order: "](dest)", "](dest "title")" and "](<dest>)", the
+// angle-bracket form unescaped. A bare destination runs to a space, a tab
+// or the ")" that balances the parentheses it holds. The composed outline
+// matches index lines to pages through it, and tzctx check lints links
+// with it.
+func LinkTargets(line string) []string {
 	var out []string
 	for {
 		i := strings.Index(line, "](")
@@ -381,18 +385,33 @@ func linkTargets(line string) []string {
 				continue
 			}
 		}
-		j := strings.IndexByte(line, ')')
-		if j < 0 {
+		depth, j := 0, 0
+	scan:
+		for ; j < len(line); j++ {
+			switch line[j] {
+			case '(':
+				depth++
+			case ')':
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			case ' ', '\t':
+				break scan
+			}
+		}
+		if j == len(line) {
 			return out
 		}
 		out = append(out, line[:j])
-		line = line[j+1:]
+		line = line[j:]
 	}
 }
 
 // angleTarget reads an angle-bracket link destination after its "<": up to
-// the first unescaped ">", which must be followed by ")". It returns the
-// destination with backslash escapes removed and the rest of the line.
+// the first unescaped ">", which must be followed by ")" or by the space
+// before a title. It returns the destination with backslash escapes
+// removed and the rest of the line.
 func angleTarget(s string) (target, rest string, ok bool) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -401,8 +420,8 @@ func angleTarget(s string) (target, rest string, ok bool) {
 			i++
 			b.WriteByte(s[i])
 		case c == '>':
-			if strings.HasPrefix(s[i+1:], ")") {
-				return b.String(), s[i+2:], true
+			if rest := s[i+1:]; strings.HasPrefix(rest, ")") || strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t") {
+				return b.String(), rest, true
 			}
 			return "", "", false
 		case c == '<' || c == '\n':

@@ -440,7 +440,7 @@ func pageLinks(p *ingest.PageReport) []link {
 		if mm := refDefRE.FindStringSubmatch(line); mm != nil {
 			targets = append(targets, strings.TrimSuffix(strings.TrimPrefix(mm[2], "<"), ">"))
 		}
-		targets = append(targets, inlineTargets(line)...)
+		targets = append(targets, ingest.LinkTargets(line)...)
 		for _, tg := range targets {
 			tg = strings.TrimSpace(tg)
 			if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
@@ -508,48 +508,6 @@ func maskInline(line string) string {
 		}
 	}
 	return string(b)
-}
-
-// inlineTargets returns the destinations of the inline links of a masked
-// line: "](dest)", "](dest "title")" and "](<dest>)".
-func inlineTargets(line string) []string {
-	var out []string
-	for {
-		i := strings.Index(line, "](")
-		if i < 0 {
-			return out
-		}
-		line = line[i+2:]
-		if strings.HasPrefix(line, "<") {
-			if j := strings.IndexByte(line, '>'); j >= 0 {
-				out = append(out, line[1:j])
-				line = line[j+1:]
-			}
-			continue
-		}
-		// The destination runs to a space or to the ")" that balances
-		// the parentheses it holds.
-		depth, j := 0, 0
-	scan:
-		for ; j < len(line); j++ {
-			switch line[j] {
-			case '(':
-				depth++
-			case ')':
-				if depth == 0 {
-					break scan
-				}
-				depth--
-			case ' ', '\t':
-				break scan
-			}
-		}
-		if j == len(line) {
-			return out
-		}
-		out = append(out, line[:j])
-		line = line[j:]
-	}
 }
 
 // isAsset reports whether a target names a file that is not a page: its
