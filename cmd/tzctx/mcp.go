@@ -124,16 +124,7 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 	if err != nil {
 		return fmt.Errorf("--token: %s", tzctx.ErrorCode(err)+": the credential is not in the configuration's credentials")
 	}
-	wctx, stopWatch := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)
-	}()
-	defer func() {
-		stopWatch()
-		<-watched
-	}()
+	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
 	log.Info("serving MCP over stdio", "data", dataDir, "credential", id.Subject)
 	return fe.mcp.ServeStdio(ctx, in, out, token, id)
 }

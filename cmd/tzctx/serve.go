@@ -185,16 +185,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		IdleTimeout:       2 * time.Minute,
 	}
 	// The watcher stops before the store closes.
-	wctx, stopWatch := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		watch(wctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)
-	}()
-	defer func() {
-		stopWatch()
-		<-watched
-	}()
+	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
 	log.Info("serving", "addr", ln.Addr().String(), "data", dataDir)
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -256,6 +247,21 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 	}
 	log.Info("ingested the sample site", "version", sum.Version, "pages", sum.Pages)
 	return st.Activate(ctx, sum.Version)
+}
+
+// startWatch runs watch in a goroutine and returns the function that
+// stops it and waits for it to end, which must run before st closes.
+func startWatch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan os.Signal, log *slog.Logger, changed func()) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		watch(wctx, st, every, hup, log, changed)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // watch picks up activations: it checks the pointer every interval and at
