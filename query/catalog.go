@@ -152,14 +152,27 @@ type catalogText struct {
 func (c *catalogText) Stamp() string               { return c.stamp }
 func (c *catalogText) Slice(begin, end int) string { return textmap.Slice(c.s, begin, end) }
 
-func newCatalogText(it catalog.Item, limit int) *catalogText {
-	t := &catalogText{s: it.Text, stamp: catalog.Stamp(it.Text)}
+// scannedText is what a contract-set entry's reads share: its stamp and
+// its plain place table.
+type scannedText struct {
+	stamp string
+	plain *textmap.Map
+}
+
+// catalogText returns the text of a contract-set entry to page at limit:
+// a JSON entry's member places depend on the limit and are found per
+// read; the stamp and the plain places are found once.
+func (r *Reader) catalogText(it catalog.Item, limit int) *catalogText {
+	v, ok := r.scanned.Load(it.ID)
+	if !ok {
+		v, _ = r.scanned.LoadOrStore(it.ID, &scannedText{stamp: catalog.Stamp(it.Text), plain: textmap.Scan(it.Text)})
+	}
+	sc := v.(*scannedText)
+	t := &catalogText{Layout: sc.plain, s: it.Text, stamp: sc.stamp}
 	if it.MimeType == catalog.MimeJSON {
 		if l, ok := textmap.ScanJSON(it.Text, limit); ok {
 			t.Layout = l
-			return t
 		}
 	}
-	t.Layout = textmap.Scan(it.Text)
 	return t
 }

@@ -32,7 +32,7 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable L
 			if !visible(it, listable) {
 				return nil, subject, notFound()
 			}
-			a, err := r.answer(read{t: newCatalogText(it, r.limit(req.Paging)), id: req.ID, mime: it.MimeType, action: "read_context", selector: selector}, req.Paging)
+			a, err := r.answer(read{t: r.catalogText(it, r.limit(req.Paging)), id: req.ID, mime: it.MimeType, action: "read_context", selector: selector}, req.Paging)
 			return a, subject, err
 		}
 	}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/store"
@@ -18,6 +19,10 @@ var _ Versions = (*store.Store)(nil)
 type Reader struct {
 	cfg      Config
 	versions Versions
+	// scanned holds, per contract-set entry ID, its stamp and plain place
+	// table, computed on its first read: the texts are fixed for the
+	// process's life, and the keys are the catalog's own IDs.
+	scanned sync.Map // string -> *scannedText
 }
 
 // NewReader returns a Reader over versions.
