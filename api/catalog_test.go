@@ -456,13 +456,19 @@ func TestPlaneSentencesHoldNoPaths(t *testing.T) {
 			sentences = append(sentences, strings.SplitN(r.str("text"), "\n", 2)[0])
 		}
 	}
+	checked := 0
 	for _, sn := range sentences {
 		if sn == "" {
 			continue
 		}
+		checked++
 		if f := surface.Check(sn, surface.Options{}); len(f) > 0 {
 			t.Errorf("%q: %v", sn, f)
 		}
+	}
+	// Every call above answers a continuation, a detail or a preface.
+	if checked < 14 {
+		t.Errorf("only %d sentences were collected from 14 calls; the calls no longer answer what this test scans", checked)
 	}
 }
 
