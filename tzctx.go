@@ -46,6 +46,10 @@ const (
 	ContextChanged     Code = "context_changed"
 	ContextUnavailable Code = "context_unavailable"
 	Internal           Code = "internal"
+	// Unauthenticated refuses a bearer credential that is unknown,
+	// malformed or expired (401, with a WWW-Authenticate challenge). A
+	// call without a credential is anonymous, never refused so.
+	Unauthenticated Code = "unauthenticated"
 )
 
 // HTTPStatus maps an error code to its HTTP status; it is the one place
@@ -60,8 +64,23 @@ func HTTPStatus(c Code) int {
 		return http.StatusConflict
 	case ContextUnavailable:
 		return http.StatusServiceUnavailable
+	case Unauthenticated:
+		return http.StatusUnauthorized
 	}
 	return http.StatusInternalServerError
+}
+
+// StatusOf returns the HTTP status of err: the status an *Error in its
+// chain carries, else its code's (HTTPStatus), else 500.
+func StatusOf(err error) int {
+	var e *Error
+	if !errors.As(err, &e) {
+		return http.StatusInternalServerError
+	}
+	if e.Status != 0 {
+		return e.Status
+	}
+	return HTTPStatus(e.Code)
 }
 
 // Error is a refusal in the contract's vocabulary. Detail is a sentence
@@ -69,6 +88,9 @@ func HTTPStatus(c Code) int {
 type Error struct {
 	Code   Code
 	Detail string
+	// Status, where not 0, overrides HTTPStatus(Code): a body over the
+	// size bound is invalid_request answered 413.
+	Status int
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Detail }
@@ -91,16 +113,22 @@ func ErrorCode(err error) Code {
 // Identity is the caller as the dispatcher resolved it. The zero value is
 // the anonymous caller.
 type Identity struct {
-	// Subject names the credential; empty for anonymous callers.
-	Subject string
+	// Credential is the first 12 hex digits of the SHA-256 of the bearer
+	// credential presented; empty for anonymous callers. It names a
+	// credential in records without holding it.
+	Credential string
+	// Account is the account the credential belongs to.
+	Account string
 	// Application names the calling application, where known.
 	Application string
 	// Profiles are the product profiles the caller's account holds.
 	Profiles []string
+	// Admin marks an operator's credential.
+	Admin bool
 }
 
 // Anonymous reports whether the identity carries no credential.
-func (i Identity) Anonymous() bool { return i.Subject == "" }
+func (i Identity) Anonymous() bool { return i.Credential == "" && i.Account == "" }
 
 // HasProfile reports whether the identity holds the named product profile.
 func (i Identity) HasProfile(p string) bool {

@@ -65,7 +65,14 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			case http.StatusNotFound, http.StatusMethodNotAllowed:
 				code = tzctx.ContextNotFound
 			case http.StatusRequestEntityTooLarge:
-				_ = writeJSON(c, he.Code, envelope(tzctx.InvalidRequest, "the request body is over the size bound of "+opts.BodyLimit))
+				// Refused before the dispatcher saw the call, and still
+				// recorded.
+				tooLarge := &tzctx.Error{Code: tzctx.InvalidRequest, Detail: "the request body is over the size bound of " + opts.BodyLimit, Status: he.Code}
+				if name, ok := strings.CutPrefix(c.Request().URL.Path, "/api/v1/actions/"); ok {
+					ctx, _ := callContext(c.Request())
+					_ = d.Refuse(ctx, name, tooLarge)
+				}
+				writeError(c, tooLarge)
 				return
 			}
 			_ = writeJSON(c, tzctx.HTTPStatus(code), envelope(code, strings.ToLower(http.StatusText(he.Code))+"; the actions answer at /api/v1/actions/<action>"))
@@ -95,35 +102,61 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		return writeJSON(c, http.StatusOK, map[string]any{"status": "ok", "version": name})
 	})
 	e.POST("/api/v1/actions/:name", func(c echo.Context) error {
-		args, err := bodyArgs(c.Request().Body)
-		if err != nil {
-			writeError(c, d.Refuse(c.Request().Context(), c.Param("name"), err))
+		ctx, ok := caller(c, d)
+		if !ok {
 			return nil
 		}
-		return call(c, d, args)
+		args, err := bodyArgs(c.Request().Body)
+		if err != nil {
+			writeError(c, d.Refuse(ctx, c.Param("name"), err))
+			return nil
+		}
+		return call(ctx, c, d, args)
 	})
 	e.GET("/api/v1/actions/:name", func(c echo.Context) error {
+		ctx, ok := caller(c, d)
+		if !ok {
+			return nil
+		}
 		a := d.Action(c.Param("name"))
 		args, err := queryArgs(c.Request().URL.RawQuery, a)
 		if err != nil {
-			writeError(c, d.Refuse(c.Request().Context(), c.Param("name"), err))
+			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
 		}
-		return call(c, d, args)
+		return call(ctx, c, d, args)
 	})
 	return e
 }
 
-func call(c echo.Context, d Dispatcher, args map[string]any) error {
-	ctx := c.Request().Context()
-	if auth := c.Request().Header.Get("Authorization"); auth != "" {
-		bearer, ok := strings.CutPrefix(auth, "Bearer ")
-		if !ok {
-			writeError(c, d.Refuse(ctx, c.Param("name"), tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\"")))
-			return nil
-		}
-		ctx = dispatch.WithCredential(ctx, strings.TrimSpace(bearer))
+// caller returns the request's context naming its transport and the bearer
+// credential its Authorization header carries. A header that is not a
+// bearer credential is refused unauthenticated, recorded, and answered
+// here (ok false).
+func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
+	ctx, err := callContext(c.Request())
+	if err != nil {
+		writeError(c, d.Refuse(ctx, c.Param("name"), err))
+		return ctx, false
 	}
+	return ctx, true
+}
+
+// callContext is r's context naming the transport and the bearer
+// credential, with the refusal of a malformed Authorization header.
+func callContext(r *http.Request) (context.Context, error) {
+	ctx := dispatch.WithTransport(r.Context(), dispatch.TransportHTTP)
+	bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
+	if err != nil {
+		return ctx, err
+	}
+	if bearer != "" {
+		ctx = dispatch.WithCredential(ctx, bearer)
+	}
+	return ctx, nil
+}
+
+func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any) error {
 	res, err := d.Call(ctx, c.Param("name"), args)
 	if err != nil {
 		writeError(c, err)
@@ -235,7 +268,10 @@ func writeError(c echo.Context, err error) {
 	if !errors.As(err, &te) {
 		te = tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
 	}
-	_ = writeJSON(c, tzctx.HTTPStatus(te.Code), envelope(te.Code, te.Detail))
+	if te.Code == tzctx.Unauthenticated {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	}
+	_ = writeJSON(c, tzctx.StatusOf(te), envelope(te.Code, te.Detail))
 }
 
 // writeJSON writes v without HTML escaping, so texts read back as written.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/query"
@@ -51,10 +51,10 @@ func newServerWith(t *testing.T, st *store.Store, limits schemas.Limits) *server
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, st)
 	rec := &recorder{}
-	creds := dispatch.StaticResolver{
-		"holder": tzctx.Identity{Subject: "holder", Profiles: []string{"blueprint"}},
-		"member": tzctx.Identity{Subject: "member"},
-	}
+	creds := identity.NewStatic([]identity.Credential{
+		{TokenSHA256: identity.SHA256("holder"), Account: "holder", Application: "test", Profiles: []string{"blueprint"}},
+		{TokenSHA256: identity.SHA256("member"), Account: "member", Application: "test"},
+	})
 	d, err := plane.New(reader, creds, rec)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/query"
 )
@@ -142,7 +143,7 @@ func TestQueryWordsAreRecordedNowhere(t *testing.T) {
 	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, sample)
 	rec := &recorder{}
 	both := recorders{rec, dispatch.LogRecorder{Logger: logger}}
-	d, err := plane.New(reader, dispatch.StaticResolver{}, both)
+	d, err := plane.New(reader, identity.NewStatic(nil), both)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ var violations = []struct {
 	{`{"tree":"cloud","limit":"8000"}`, "member limit must be of type integer", "pat"},
 	{`{"tree":"cloud","colour":"red"}`, "unknown member colour", "pat"},
 	{`{"query":"` + strings.Repeat("q", 161) + `"}`, "member query is 161 characters long", "pat"},
-	{`[1,2]`, "the arguments must be a JSON object", ""},
+	{`[1,2]`, "the arguments must be a JSON object", "pat"},
 }
 
 // TestSchemaViolationsFollowTheProtocolVersion (A-26): up to 2025-06-18
@@ -134,7 +134,7 @@ func TestSchemaViolationsFollowTheProtocolVersion(t *testing.T) {
 				}
 			}
 			recs := f.rec.all()[before:]
-			if len(recs) != 1 || recs[0].Action != "read_documentation" || recs[0].Code != tzctx.InvalidRequest || recs[0].Credential != v.credential {
+			if len(recs) != 1 || recs[0].Action != "read_documentation" || recs[0].Code != string(tzctx.InvalidRequest) || recs[0].Account != v.credential {
 				t.Errorf("%s %s: records %+v, want one invalid_request of read_documentation by %q", version, v.args, recs, v.credential)
 			}
 		}

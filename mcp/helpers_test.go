@@ -22,6 +22,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/mcp"
@@ -55,10 +56,10 @@ const (
 	tokenPlain     = "tok-plain"
 )
 
-var testCredentials = dispatch.StaticResolver{
-	tokenBlueprint: {Subject: "bea", Application: "agent", Profiles: []string{"blueprint"}},
-	tokenPlain:     {Subject: "pat", Application: "agent"},
-}
+var testCredentials = identity.NewStatic([]identity.Credential{
+	{TokenSHA256: identity.SHA256(tokenBlueprint), Account: "bea", Application: "agent", Profiles: []string{"blueprint"}},
+	{TokenSHA256: identity.SHA256(tokenPlain), Account: "pat", Application: "agent"},
+})
 
 // memRecorder keeps every record of the dispatcher.
 type memRecorder struct {

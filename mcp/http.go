@@ -35,6 +35,11 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// SessionIdleTTL ends a session idle that long; 0 means 30 minutes.
 	SessionIdleTTL time.Duration
+	// ResourceMetadata, where set, is the RFC 9728 protected resource
+	// metadata path ("/.well-known/oauth-protected-resource/mcp") that a
+	// refused credential's WWW-Authenticate challenge names, so an OAuth
+	// client finds the issuer.
+	ResourceMetadata string
 }
 
 // HTTPHandler is the streamable HTTP transport: Origin check, bearer
@@ -78,15 +83,17 @@ func (h *HTTPHandler) Close(ctx context.Context) error { return h.inner.Shutdown
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rctx := dispatch.WithTransport(r.Context(), dispatch.TransportMCPHTTP)
 	origin := r.Header.Get("Origin")
 	if origin != "" {
 		if !h.originAllowed(origin) {
+			h.refuse(rctx, r, nil, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: "origin not allowed", Status: http.StatusForbidden})
 			writeRPCError(w, http.StatusForbidden, nil, mcpgo.INVALID_REQUEST, "the Origin "+boundedOrigin(origin)+" is not allowed; add it to mcp_allowed_origins")
 			return
 		}
 		w.Header().Set("Access-Control-Allow-Origin", origin)
 		w.Header().Add("Vary", "Origin")
-		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version")
+		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id")
@@ -102,23 +109,28 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, mcpgo.INVALID_REQUEST, fmt.Sprintf("the request body is over the size bound of %d bytes", h.opts.BodyLimit))
+				detail := fmt.Sprintf("the request body is over the size bound of %d bytes", h.opts.BodyLimit)
+				h.refuse(rctx, r, body, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: detail, Status: http.StatusRequestEntityTooLarge})
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, mcpgo.INVALID_REQUEST, detail)
 				return
 			}
+			h.refuse(rctx, r, body, tzctx.Errorf(tzctx.InvalidRequest, "the request body could not be read"))
 			writeRPCError(w, http.StatusBadRequest, nil, mcpgo.PARSE_ERROR, "the request body could not be read")
 			return
 		}
 	}
-	bearer, id, err := h.caller(r.Context(), r.Header.Get("Authorization"))
+	bearer, id, err := h.caller(rctx, r.Header.Values("Authorization"))
 	if err != nil {
-		if name := toolName(body); name != "" {
-			err = h.s.d.Refuse(r.Context(), name, err)
+		h.refuse(rctx, r, body, err)
+		challenge := `Bearer error="invalid_token"`
+		if h.opts.ResourceMetadata != "" {
+			challenge += `, resource_metadata="` + requestOrigin(r) + h.opts.ResourceMetadata + `"`
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.Header().Set("WWW-Authenticate", challenge)
 		writeRPCError(w, http.StatusUnauthorized, rpcID(body), mcpgo.INVALID_REQUEST, contractError(err).Detail)
 		return
 	}
-	ctx := WithCaller(r.Context(), bearer, id)
+	ctx := WithCaller(rctx, bearer, id)
 	if r.Method == http.MethodPost {
 		// Every request after initialize carries the negotiated version
 		// in its header; a client that sends none speaks 2025-03-26
@@ -142,22 +154,43 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.inner.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// caller resolves an Authorization header: none is anonymous, "Bearer
-// <credential>" is the credential's identity, anything else is refused.
-func (h *HTTPHandler) caller(ctx context.Context, auth string) (string, tzctx.Identity, error) {
-	if auth == "" {
-		return "", tzctx.Identity{}, nil
+// caller resolves the Authorization headers: none is anonymous, one
+// "Bearer <credential>" is the credential's identity, anything else is
+// refused unauthenticated (dispatch.Bearer).
+func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.Identity, error) {
+	bearer, err := dispatch.Bearer(auth)
+	if err != nil || bearer == "" {
+		return "", tzctx.Identity{}, err
 	}
-	bearer, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok {
-		return "", tzctx.Identity{}, tzctx.Errorf(tzctx.InvalidRequest, "the Authorization header must read \"Bearer <credential>\"")
-	}
-	bearer = strings.TrimSpace(bearer)
 	if h.opts.Resolver == nil {
 		return bearer, tzctx.Identity{}, nil
 	}
 	id, err := h.opts.Resolver.Resolve(ctx, bearer)
 	return bearer, id, err
+}
+
+// refuse records a request refused before it reached the dispatcher,
+// under the action its body calls; a body that calls none (initialize,
+// a notification, an unreadable body) leaves no record. The credential
+// presented, where one is, is named by its hash prefix.
+func (h *HTTPHandler) refuse(ctx context.Context, r *http.Request, body []byte, err error) {
+	name := calledAction(body)
+	if name == "" {
+		return
+	}
+	if bearer, berr := dispatch.Bearer(r.Header.Values("Authorization")); berr == nil && bearer != "" {
+		ctx = dispatch.WithCredential(ctx, bearer)
+	}
+	_ = h.s.d.Refuse(ctx, name, err)
+}
+
+// requestOrigin is the scheme and host the request was sent to.
+func requestOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // originAllowed reports whether a browser origin may call: a configured
@@ -187,18 +220,29 @@ func boundedOrigin(o string) string {
 	return fmt.Sprintf("%q", o)
 }
 
-// toolName is the tool a tools/call body names, "" for any other body.
-func toolName(body []byte) string {
+// calledAction is the action a request body calls, as its record names
+// it: a tools/call's tool, read_context for resources/read and
+// prompts/get, list_context for the resource and prompt lists; "" for any
+// other body.
+func calledAction(body []byte) string {
 	var m struct {
 		Method string `json:"method"`
 		Params struct {
 			Name string `json:"name"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.Method != string(mcpgo.MethodToolsCall) {
+	if json.Unmarshal(body, &m) != nil {
 		return ""
 	}
-	return m.Params.Name
+	switch mcpgo.MCPMethod(m.Method) {
+	case mcpgo.MethodToolsCall:
+		return m.Params.Name
+	case mcpgo.MethodResourcesRead, mcpgo.MethodPromptsGet:
+		return "read_context"
+	case mcpgo.MethodResourcesList, mcpgo.MethodResourcesTemplatesList, mcpgo.MethodPromptsList:
+		return "list_context"
+	}
+	return ""
 }
 
 // rpcID is a request body's JSON-RPC id, nil where it has none.

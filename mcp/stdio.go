@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
 )
 
 // stdioSessions numbers the stdio sessions of a process.
@@ -45,7 +46,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 		return err
 	}
 	defer s.mcp.UnregisterSession(context.WithoutCancel(ctx), sess.id)
-	ctx, cancel := context.WithCancel(WithCaller(s.mcp.WithContext(ctx, sess), bearer, id))
+	ctx, cancel := context.WithCancel(WithCaller(dispatch.WithTransport(s.mcp.WithContext(ctx, sess), dispatch.TransportMCPStdio), bearer, id))
 	defer cancel()
 
 	var mu sync.Mutex

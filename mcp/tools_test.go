@@ -150,7 +150,13 @@ func TestAnswersMatchHTTP(t *testing.T) {
 				httpBody := f.postAPI(t, call.action, call.args, token)
 				httpRec := lastRecord(t, f)
 				res := callTool(t, c, call.action, call.args)
-				if mcpRec := lastRecord(t, f); mcpRec != httpRec {
+				mcpRec := lastRecord(t, f)
+				if httpRec.Transport != "http" || mcpRec.Transport != "mcp-"+name {
+					t.Errorf("%s %s: transports recorded %q and %q", name, call.action, httpRec.Transport, mcpRec.Transport)
+				}
+				// The records differ in their transport alone.
+				mcpRec.Transport = httpRec.Transport
+				if mcpRec != httpRec {
 					t.Errorf("%s %s %v: MCP recorded %+v, HTTP %+v", name, call.action, call.args, mcpRec, httpRec)
 				}
 				if len(res.RawStructuredContent) == 0 {

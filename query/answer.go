@@ -29,7 +29,14 @@ type Answer struct {
 	Continuation    string         `json:"continuation,omitempty"`
 	Headings        []HeadingEntry `json:"headings,omitempty"`
 	Text            string         `json:"text"`
+
+	version    string // the site version read, "" for a contract-set text
+	codePoints int
 }
+
+// Served returns, for the call's record, the site version the answer was
+// read from ("" for a contract-set text) and the code points of its text.
+func (a *Answer) Served() (version string, codePoints int) { return a.version, a.codePoints }
 
 // HeadingEntry is one entry of a page read's headings.
 type HeadingEntry struct {
@@ -78,6 +85,7 @@ type read struct {
 	selector string // how the continuation names the call that reads on
 	page     []tzctx.Heading
 	isPage   bool
+	version  string // the site version read, for the record
 }
 
 func (r *Reader) limit(p Paging) int {
@@ -116,7 +124,8 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	if mime == "" {
 		mime = MimeMarkdown
 	}
-	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: rd.t.Slice(begin, end)}
+	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: rd.t.Slice(begin, end),
+		version: rd.version, codePoints: end - begin}
 	if end < total {
 		n := end
 		a.NextOffset = &n

@@ -38,7 +38,11 @@ type ListAnswer struct {
 // Catalog returns the whole catalog this caller may see, in catalog order
 // the contract set's entries whose actions are all listable, then
 // two documentation entries for each tree the caller may read.
-func (r *Reader) Catalog(ctx context.Context, listable Listable) []catalog.Entry {
+func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]catalog.Entry, error) {
+	readable, err := r.readable(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []catalog.Entry
 	if r.cfg.Catalog != nil {
 		for _, it := range r.cfg.Catalog.Items() {
@@ -48,7 +52,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) []catalog.Entry
 		}
 	}
 	titles := r.treeTitles()
-	for _, tree := range r.cfg.Readable(tzctx.IdentityFrom(ctx)) {
+	for _, tree := range readable {
 		auth := string(r.cfg.Access[tree])
 		if auth == "" {
 			auth = "anonymous"
@@ -59,7 +63,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) []catalog.Entry
 				Title: titles[tree] + ": " + partTitle(part), MimeType: MimeMarkdown, Tree: tree, Part: part, Auth: auth})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // visible reports whether a contract-set entry is listed to a caller: one
@@ -120,7 +124,10 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	if err := checkPaging(Paging{Offset: req.Offset, Stamp: req.Stamp}); err != nil {
 		return nil, SubjectCatalog, err
 	}
-	entries := r.Catalog(ctx, listable)
+	entries, err := r.Catalog(ctx, listable)
+	if err != nil {
+		return nil, SubjectCatalog, err
+	}
 	stamp := catalogStamp(entries)
 	if req.Stamp != nil && *req.Stamp != stamp {
 		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the catalog has changed since that stamp; list it again from offset 0 without a stamp")

@@ -29,9 +29,17 @@ func TestSkillPartsFollowTheirSkill(t *testing.T) {
 	all := func(string) bool { return true }
 	noDocs := func(a string) bool { return a != "read_documentation" }
 
+	catalogOf := func(listable Listable) []catalog.Entry {
+		t.Helper()
+		es, err := r.Catalog(context.Background(), listable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es
+	}
 	ids := func(listable Listable) []string {
 		var out []string
-		for _, e := range r.Catalog(context.Background(), listable) {
+		for _, e := range catalogOf(listable) {
 			if strings.HasPrefix(e.ID, "skill:") {
 				out = append(out, e.ID)
 			}
@@ -54,7 +62,7 @@ func TestSkillPartsFollowTheirSkill(t *testing.T) {
 		}
 	}
 	// Payloads follow the same rule, one action each.
-	for _, e := range r.Catalog(context.Background(), noDocs) {
+	for _, e := range catalogOf(noDocs) {
 		if e.ID == "payload:read_documentation" {
 			t.Error("payload:read_documentation is listed to a caller who may not list the action")
 		}

@@ -5,6 +5,7 @@
 package query
 
 import (
+	"context"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -32,6 +33,42 @@ type Config struct {
 	// Catalog holds the contract set's entries; nil serves the
 	// documentation entries alone.
 	Catalog *catalog.Catalog
+	// Holder is the holder check asked on every call; nil asks
+	// AccessHolder over Access.
+	Holder Holder
+}
+
+// Grant is what a holder check allows a caller: the trees it may read, in
+// tree order, and the product profiles its account holds.
+type Grant struct {
+	Trees    []string
+	Profiles []string
+}
+
+// Holder is the holder check (A-07's ReadableTrees): identity in, the
+// trees and profiles it is allowed out. The reader asks it on every call,
+// continuations included, so a stamp grants nothing. Configuration answers
+// it today (AccessHolder); an entitlement service can replace it.
+type Holder interface {
+	Grant(ctx context.Context, id tzctx.Identity) (Grant, error)
+}
+
+// AccessHolder is the holder check the configuration answers: a tree is
+// readable per its Access setting and the profiles the identity's
+// credential lists.
+type AccessHolder map[string]Access
+
+var _ Holder = AccessHolder(nil)
+
+// Grant implements Holder.
+func (a AccessHolder) Grant(_ context.Context, id tzctx.Identity) (Grant, error) {
+	g := Grant{Profiles: append([]string(nil), id.Profiles...)}
+	for _, t := range tzctx.Trees {
+		if mayRead(a[t], id) {
+			g.Trees = append(g.Trees, t)
+		}
+	}
+	return g, nil
 }
 
 // DefaultAccess gates blueprint behind its product profile.
@@ -39,20 +76,38 @@ func DefaultAccess() map[string]Access {
 	return map[string]Access{"cloud": "anonymous", "blueprint": "product_profile:blueprint", "tzdocs": "anonymous"}
 }
 
-// Readable returns the trees id may read, in tree order. It is the one
-// predicate behind listing, reading and searching (ACB-L0-82's place).
-func (c *Config) Readable(id tzctx.Identity) []string {
+// readable returns the trees the caller of ctx may read, in tree order,
+// from the holder check. It is the one predicate behind listing, reading
+// and searching (ACB-L0-82's place); a failing holder check refuses the
+// call as unavailable rather than guessing.
+func (r *Reader) readable(ctx context.Context) ([]string, error) {
+	h := r.cfg.Holder
+	if h == nil {
+		h = AccessHolder(r.cfg.Access)
+	}
+	g, err := h.Grant(ctx, tzctx.IdentityFrom(ctx))
+	if err != nil {
+		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the entitlement check failed; try again later")
+	}
 	var out []string
 	for _, t := range tzctx.Trees {
-		if c.mayRead(id, t) {
+		if contains(g.Trees, t) {
 			out = append(out, t)
 		}
 	}
-	return out
+	return out, nil
 }
 
-func (c *Config) mayRead(id tzctx.Identity, tree string) bool {
-	a := c.Access[tree]
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mayRead(a Access, id tzctx.Identity) bool {
 	switch {
 	case a == "" || a == "anonymous":
 		return true

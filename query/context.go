@@ -37,7 +37,14 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable L
 		}
 	}
 	id, err := ParseID(req.ID)
-	if err != nil || !id.Listed() || !r.cfg.mayRead(tzctx.IdentityFrom(ctx), id.Tree) {
+	if err != nil || !id.Listed() {
+		return nil, subject, notFound()
+	}
+	readable, err := r.readable(ctx)
+	if err != nil {
+		return nil, subject, err
+	}
+	if !contains(readable, id.Tree) {
 		return nil, subject, notFound()
 	}
 	v, err := r.acquire()
@@ -49,6 +56,6 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable L
 	if err != nil {
 		return nil, subject, err
 	}
-	a, err := r.answer(read{t: txt, id: req.ID, action: "read_context", selector: selector}, req.Paging)
+	a, err := r.answer(read{t: txt, id: req.ID, action: "read_context", selector: selector, version: v.Name()}, req.Paging)
 	return a, subject, err
 }

@@ -53,8 +53,10 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 		}
 		return nil, docSubject(req, treeName(req.Tree)), tzctx.Errorf(tzctx.InvalidRequest, "%s excludes %s; drop %s", kept, strings.Join(drop, " and "), strings.Join(drop, " and "))
 	}
-	id := tzctx.IdentityFrom(ctx)
-	readable := r.cfg.Readable(id)
+	readable, err := r.readable(ctx)
+	if err != nil {
+		return nil, docSubject(req, treeName(req.Tree)), err
+	}
 
 	// 3. Tree resolution.
 	var page string
@@ -77,7 +79,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 		}
 	}
 	// 4. Visibility.
-	if !r.cfg.mayRead(id, tree) {
+	if !contains(readable, tree) {
 		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.InvalidRequest, "tree %s is not readable by this connection; it may read %s", tree, readableList(readable))
 	}
 	if req.Query != nil {
@@ -94,7 +96,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 			return nil, partID(tree, part).String(), err
 		}
 		id := partID(tree, part).String()
-		a, err := r.answer(read{t: txt, id: id, action: "read_documentation", selector: "the same tree, part and page"}, req.Paging)
+		a, err := r.answer(read{t: txt, id: id, action: "read_documentation", selector: "the same tree, part and page", version: v.Name()}, req.Paging)
 		return a, id, err
 	}
 	t := v.Tree(tree)
@@ -118,7 +120,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	if err != nil {
 		return nil, pid, err
 	}
-	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: hs, isPage: true}, req.Paging)
+	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: hs, isPage: true, version: v.Name()}, req.Paging)
 	return a, pid, err
 }
 

@@ -141,7 +141,7 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 		return nil, subject, err
 	}
 	id := ContentID{Kind: KindSearch, Tree: tree, Search: SearchID(words)}.String()
-	a, err := r.answer(read{t: newMemText(text), id: id, action: "read_documentation", selector: "the same tree and query"}, p)
+	a, err := r.answer(read{t: newMemText(text), id: id, action: "read_documentation", selector: "the same tree and query", version: v.Name()}, p)
 	return a, subject, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
@@ -27,7 +28,7 @@ import (
 // over the store, the credentials it resolves, and the MCP front end.
 type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
-	resolver   dispatch.StaticResolver
+	resolver   dispatch.Resolver
 	mcp        *mcp.Server
 }
 
@@ -42,11 +43,8 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set: %w", err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Catalog: cat}, st)
-	creds := dispatch.StaticResolver{}
-	for tok, c := range cfg.Credentials {
-		creds[tok] = tzctx.Identity{Subject: c.Subject, Application: c.Application, Profiles: c.Profiles}
-	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
+	creds := identity.NewStatic(cfg.Credentials)
 	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
 	if err != nil {
 		return nil, err
@@ -125,7 +123,7 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 		return fmt.Errorf("--token: %s", tzctx.ErrorCode(err)+": the credential is not in the configuration's credentials")
 	}
 	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
-	log.Info("serving MCP over stdio", "data", dataDir, "credential", id.Subject)
+	log.Info("serving MCP over stdio", "data", dataDir, "credential", id.Credential, "account", id.Account)
 	return fe.mcp.ServeStdio(ctx, in, out, token, id)
 }
 

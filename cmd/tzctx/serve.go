@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,87 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/mcp"
-	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
 )
-
-// config is the server's configuration file (JSON). Flags given on the
-// command line override it.
-type config struct {
-	Addr           string                  `json:"addr"`
-	Data           string                  `json:"data"`
-	Origin         string                  `json:"origin"`
-	Trees          map[string]query.Access `json:"trees"`
-	BodyLimitBytes int64                   `json:"body_limit_bytes"`
-	ReadTimeout    duration                `json:"read_timeout"`
-	WriteTimeout   duration                `json:"write_timeout"`
-	WatchInterval  duration                `json:"watch_interval"`
-	Credentials    map[string]credential   `json:"credentials"`
-	// MCPAllowedOrigins are the browser origins /mcp serves beside
-	// loopback ones; a request with any other Origin header is refused.
-	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
-}
-
-type credential struct {
-	Subject     string   `json:"subject"`
-	Application string   `json:"application"`
-	Profiles    []string `json:"profiles"`
-}
-
-// duration reads "15s"-style strings.
-type duration time.Duration
-
-func (d *duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("durations are strings such as \"15s\"")
-	}
-	v, err := time.ParseDuration(s)
-	*d = duration(v)
-	return err
-}
-
-func defaultConfig() config {
-	return config{
-		Addr:           "127.0.0.1:8080",
-		Origin:         "https://turnzero.ai",
-		Trees:          query.DefaultAccess(),
-		BodyLimitBytes: 1 << 20,
-		ReadTimeout:    duration(15 * time.Second),
-		WriteTimeout:   duration(30 * time.Second),
-		WatchInterval:  duration(time.Second),
-	}
-}
-
-func loadConfig(path string) (config, error) {
-	c := defaultConfig()
-	if path == "" {
-		return c, nil
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return c, fmt.Errorf("read config: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("config %s: %v; see the configuration page of the cloud manual", path, err)
-	}
-	for t, a := range c.Trees {
-		if !tzctx.IsTree(t) {
-			return c, fmt.Errorf("config %s: trees: %q is not a tree name (cloud, blueprint, tzdocs)", path, t)
-		}
-		if !query.ValidAccess(a) {
-			return c, fmt.Errorf("config %s: trees.%s: %q must be anonymous, signed_in or product_profile:<name>", path, t, a)
-		}
-	}
-	return c, nil
-}
 
 func newServeCmd(g *globals) *cobra.Command {
 	var cfgPath, addr, origin string

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -217,7 +218,7 @@ func TestServeCredentials(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", site, "--version", "v1", "--activate")
 	cfg := testConfig(50 * time.Millisecond)
-	cfg.Credentials = map[string]credential{"tok-bp": {Subject: "ci", Application: "test", Profiles: []string{"blueprint"}}}
+	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-bp"), Account: "ci", Application: "test", Profiles: []string{"blueprint"}}}
 	srv := startServer(t, dataDir, cfg)
 
 	code, a, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"})

@@ -60,7 +60,7 @@ func TestCheckRecordsAsCallDoes(t *testing.T) {
 	}
 	a, b := (*rec)[0], (*rec)[1]
 	a.Time, a.Duration, b.Duration = b.Time, 0, 0
-	if a != b || a.Credential != "alice" || a.Code != tzctx.InvalidRequest {
+	if a != b || a.Credential != "alice" || a.Code != string(tzctx.InvalidRequest) {
 		t.Errorf("Check recorded %+v, Call %+v; want the same, alice's, invalid_request", a, b)
 	}
 }

@@ -9,6 +9,8 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,23 +65,99 @@ var (
 )
 
 // Record is what the dispatcher records of every call, refusals included.
+// It never holds a query's words, the search ID derived from them, or a
+// route the manifest does not list (A-27).
 type Record struct {
-	Time        time.Time
-	Action      string
-	Subject     string
-	Code        tzctx.Code // empty where the call succeeded
-	Credential  string
-	Application string
-	Duration    time.Duration
+	Time time.Time `json:"time"`
+	// Action is a registered action's name, or "(unknown action)".
+	Action string `json:"action"`
+	// Transport is the front end the call came through (http, mcp-stdio
+	// or mcp-http).
+	Transport string `json:"transport"`
+	// Subject is the call's subject as CTX-07 names it.
+	Subject string `json:"subject"`
+	// Code is the outcome: "ok", or the contract's refusal code.
+	Code string `json:"code"`
+	// Status is the outcome's HTTP status, also for MCP calls.
+	Status int `json:"status"`
+	// Credential is the hash prefix of the credential presented.
+	Credential  string `json:"credential,omitempty"`
+	Account     string `json:"account,omitempty"`
+	Application string `json:"application,omitempty"`
+	// Version is the site version read, where the call read one.
+	Version string `json:"version,omitempty"`
+	// CodePoints is the length of the text served.
+	CodePoints int `json:"code_points"`
+	// Duration is how long the call took, in microseconds on the wire.
+	Duration time.Duration `json:"-"`
 }
 
-// Recorder receives the record of every call.
+// OK is the Code of a record of a call that succeeded.
+const OK = "ok"
+
+// Recorder receives the record of every call. It is called before the
+// answer is written, so a durable recorder holds every call answered.
 type Recorder interface {
 	Record(ctx context.Context, rec Record)
 }
 
+// Recorders sends each record to every recorder in turn.
+type Recorders []Recorder
+
+var _ Recorder = Recorders(nil)
+
+// Record implements Recorder.
+func (rs Recorders) Record(ctx context.Context, rec Record) {
+	for _, r := range rs {
+		if r != nil {
+			r.Record(ctx, rec)
+		}
+	}
+}
+
+// Served is what an answer tells its record: the site version it was read
+// from and the code points it served.
+type Served interface {
+	Served() (version string, codePoints int)
+}
+
+// Transports a record names.
+const (
+	TransportHTTP     = "http"
+	TransportMCPStdio = "mcp-stdio"
+	TransportMCPHTTP  = "mcp-http"
+)
+
+type transportKey struct{}
+
+// WithTransport returns a context naming the front end a call came
+// through, for its record.
+func WithTransport(ctx context.Context, transport string) context.Context {
+	return context.WithValue(ctx, transportKey{}, transport)
+}
+
+func transportOf(ctx context.Context) string {
+	t, _ := ctx.Value(transportKey{}).(string)
+	return t
+}
+
+// finish fills a record's outcome from err and sends it.
+func (d *Dispatcher) finish(ctx context.Context, rec *Record, id tzctx.Identity, err error) {
+	rec.Transport = transportOf(ctx)
+	rec.Credential, rec.Account, rec.Application = id.Credential, id.Account, id.Application
+	rec.Code, rec.Status = OK, 200
+	if err != nil {
+		rec.Code, rec.Status = string(tzctx.ErrorCode(err)), tzctx.StatusOf(err)
+	}
+	if d.recorder != nil {
+		d.recorder.Record(ctx, *rec)
+	}
+}
+
 // Resolver turns a presented bearer credential ("" for none) into the
-// caller's identity.
+// caller's identity. No credential is the anonymous caller; one that is
+// unknown, malformed or expired is refused with an error of code
+// tzctx.Unauthenticated.
 type Resolver interface {
 	Resolve(ctx context.Context, bearer string) (tzctx.Identity, error)
 }
@@ -162,6 +240,7 @@ func WithCredential(ctx context.Context, bearer string) context.Context {
 func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any) (result any, err error) {
 	start := time.Now()
 	rec := Record{Time: start, Action: d.recordedName(name)}
+	id := tzctx.Identity{}
 	defer func() {
 		if p := recover(); p != nil {
 			// The panic value may hold request data: only a runtime
@@ -170,26 +249,29 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 			slog.Error("action panicked", "action", rec.Action, "panic", PanicText(p), "stack", string(debug.Stack()))
 			result, err = nil, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
 		}
-		if err != nil {
-			rec.Code = tzctx.ErrorCode(err)
+		if s, ok := result.(Served); ok && err == nil {
+			rec.Version, rec.CodePoints = s.Served()
 		}
 		rec.Duration = time.Since(start)
-		if d.recorder != nil {
-			d.recorder.Record(ctx, rec)
-		}
+		d.finish(ctx, &rec, id, err)
 	}()
 	a := d.actions[name]
+	bearer, _ := ctx.Value(credentialKey{}).(string)
+	if d.resolver != nil {
+		var rerr error
+		if id, rerr = d.resolver.Resolve(ctx, bearer); rerr != nil {
+			// The record names the credential presented, never the
+			// credential itself.
+			id = tzctx.Identity{Credential: CredentialPrefix(bearer)}
+			if a != nil && a.RefusedSubject != nil {
+				rec.Subject = a.RefusedSubject(args)
+			}
+			return nil, rerr
+		}
+	}
 	if a == nil {
 		return nil, tzctx.Errorf(tzctx.ContextNotFound, "no action %s; the actions are %s", quoteBounded(name), strings.Join(d.names(), ", "))
 	}
-	bearer, _ := ctx.Value(credentialKey{}).(string)
-	id := tzctx.Identity{}
-	if d.resolver != nil {
-		if id, err = d.resolver.Resolve(ctx, bearer); err != nil {
-			return nil, err
-		}
-	}
-	rec.Credential, rec.Application = id.Subject, id.Application
 	ctx = tzctx.WithIdentity(ctx, id)
 	if args == nil {
 		args = map[string]any{}
@@ -214,6 +296,37 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		return nil, err
 	}
 	return result, nil
+}
+
+// Bearer reads the credential of an Authorization header: none is "" (an
+// anonymous caller); "Bearer <credential>", the scheme in any case, is the
+// credential; anything else, an empty credential or a second header is
+// refused unauthenticated. Every HTTP front end reads the header with it.
+func Bearer(values []string) (string, error) {
+	switch len(values) {
+	case 0:
+		return "", nil
+	case 1:
+	default:
+		return "", tzctx.Errorf(tzctx.Unauthenticated, "the request carries %d Authorization headers; send one, \"Bearer <credential>\"", len(values))
+	}
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
+	cred = strings.TrimSpace(cred)
+	if !strings.EqualFold(scheme, "bearer") || cred == "" {
+		return "", tzctx.Errorf(tzctx.Unauthenticated, "the Authorization header must read \"Bearer <credential>\"; send none to read as an anonymous caller")
+	}
+	return cred, nil
+}
+
+// CredentialPrefix is how records name a bearer credential: the first 12
+// hex digits of its SHA-256, "" for none. For a configured token it is
+// the start of the token_sha256 the configuration lists.
+func CredentialPrefix(bearer string) string {
+	if bearer == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(bearer))
+	return hex.EncodeToString(sum[:6])
 }
 
 // validate runs the checks of args against the action's request schema,
@@ -250,20 +363,21 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 	if err == nil {
 		return nil
 	}
-	rec := Record{Time: start, Action: name, Code: tzctx.ErrorCode(err)}
+	rec := Record{Time: start, Action: name}
 	if a.RefusedSubject != nil {
 		rec.Subject = a.RefusedSubject(args)
 	}
+	id := tzctx.Identity{}
 	if d.resolver != nil {
 		bearer, _ := ctx.Value(credentialKey{}).(string)
-		if id, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
-			rec.Credential, rec.Application = id.Subject, id.Application
+		if rid, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
+			id = rid
+		} else {
+			id.Credential = CredentialPrefix(bearer)
 		}
 	}
 	rec.Duration = time.Since(start)
-	if d.recorder != nil {
-		d.recorder.Record(ctx, rec)
-	}
+	d.finish(ctx, &rec, id, err)
 	return err
 }
 
@@ -289,9 +403,15 @@ func PanicText(p any) string {
 // Authorization header), and returns err: every call is recorded,
 // refusals included.
 func (d *Dispatcher) Refuse(ctx context.Context, name string, err error) error {
-	if d.recorder != nil {
-		d.recorder.Record(ctx, Record{Time: time.Now(), Action: d.recordedName(name), Code: tzctx.ErrorCode(err)})
+	bearer, _ := ctx.Value(credentialKey{}).(string)
+	rec := Record{Time: time.Now(), Action: d.recordedName(name)}
+	id := tzctx.Identity{Credential: CredentialPrefix(bearer)}
+	if d.resolver != nil && bearer != "" {
+		if rid, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
+			id = rid
+		}
 	}
+	d.finish(ctx, &rec, id, err)
 	return err
 }
 

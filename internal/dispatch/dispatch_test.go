@@ -39,7 +39,7 @@ func echoContract() fakeContract {
 func newTest(t *testing.T, h Handler) (*Dispatcher, *memRecorder) {
 	rec := &memRecorder{}
 	c := echoContract()
-	d := New(c, StaticResolver{"tok": {Subject: "alice", Application: "app", Profiles: []string{"p"}}}, rec)
+	d := New(c, oneToken{"tok": {Credential: "alice", Account: "acme", Application: "app", Profiles: []string{"p"}}}, rec)
 	if err := d.Register(&Action{Action: c["echo"], Handle: h}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 		if args["s"] == "boo" {
 			panic("secret words in a panic")
 		}
-		return id.Subject, "subject-ok", nil
+		return id.Credential, "subject-ok", nil
 	})
 	ctx := WithCredential(context.Background(), "tok")
 	if res, err := d.Call(ctx, "echo", map[string]any{"n": json.Number("2")}); err != nil || res != "alice" {
@@ -126,7 +126,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 	want := []struct {
 		subject, code, cred string
 	}{
-		{"subject-ok", "", "alice"}, {"subject-bad", "context_not_found", "alice"}, {"", "internal", "alice"},
+		{"subject-ok", "ok", "alice"}, {"subject-bad", "context_not_found", "alice"}, {"", "internal", "alice"},
 		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "context_not_found", ""},
 	}
 	if len(*rec) != len(want) {
@@ -138,4 +138,18 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 			t.Errorf("record %d = %+v, want %+v", i, r, w)
 		}
 	}
+}
+
+// oneToken resolves the tokens it lists; no token is anonymous and any
+// other is refused unauthenticated.
+type oneToken map[string]tzctx.Identity
+
+func (o oneToken) Resolve(_ context.Context, bearer string) (tzctx.Identity, error) {
+	if bearer == "" {
+		return tzctx.Identity{}, nil
+	}
+	if id, ok := o[bearer]; ok {
+		return id, nil
+	}
+	return tzctx.Identity{}, tzctx.Errorf(tzctx.Unauthenticated, "the bearer credential is not known")
 }

@@ -50,7 +50,7 @@ func TestPanicIsLoggedWithoutWords(t *testing.T) {
 			t.Errorf("a runtime error's text is not logged:\n%s", out)
 		}
 	}
-	if len(*rec) != 3 || (*rec)[2].Code != tzctx.Internal {
+	if len(*rec) != 3 || (*rec)[2].Code != string(tzctx.Internal) {
 		t.Errorf("records = %+v, want three internal", *rec)
 	}
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/query"
+)
+
+// config is the configuration file (JSON) tzctx serve and tzctx mcp read.
+// Flags given on the command line override it. Its form is documented in
+// the cloud manual's configuration page; other tools rely on its member
+// names.
+type config struct {
+	Addr           string                  `json:"addr"`
+	Data           string                  `json:"data"`
+	Origin         string                  `json:"origin"`
+	Trees          map[string]query.Access `json:"trees"`
+	BodyLimitBytes int64                   `json:"body_limit_bytes"`
+	ReadTimeout    duration                `json:"read_timeout"`
+	WriteTimeout   duration                `json:"write_timeout"`
+	WatchInterval  duration                `json:"watch_interval"`
+	// Credentials are the configured callers, each named by the SHA-256
+	// of its token: tokens are never stored in clear.
+	Credentials []identity.Credential `json:"credentials"`
+	// OIDC, where set, also accepts JWTs its issuer signed.
+	OIDC *identity.OIDCConfig `json:"oidc"`
+	// Records bounds the durable call records under DATA/records.
+	Records recordsConfig `json:"records"`
+	// Metrics turns /metrics off where false; MetricsAddr serves it on
+	// its own listen address instead of the server's.
+	Metrics     *bool  `json:"metrics"`
+	MetricsAddr string `json:"metrics_addr"`
+	// MCPAllowedOrigins are the browser origins /mcp serves beside
+	// loopback ones; a request with any other Origin header is refused.
+	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
+}
+
+// recordsConfig bounds the records kept: a record older than
+// RetentionDays days, or beyond MaxBytes in all, is dropped, oldest first.
+type recordsConfig struct {
+	RetentionDays int   `json:"retention_days"`
+	MaxBytes      int64 `json:"max_bytes"`
+}
+
+// duration reads "15s"-style strings.
+type duration time.Duration
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("durations are strings such as \"15s\"")
+	}
+	v, err := time.ParseDuration(s)
+	*d = duration(v)
+	return err
+}
+
+func defaultConfig() config {
+	return config{
+		Addr:           "127.0.0.1:8080",
+		Origin:         "https://turnzero.ai",
+		Trees:          query.DefaultAccess(),
+		BodyLimitBytes: 1 << 20,
+		ReadTimeout:    duration(15 * time.Second),
+		WriteTimeout:   duration(30 * time.Second),
+		WatchInterval:  duration(time.Second),
+		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30},
+	}
+}
+
+// metricsOn reports whether /metrics is served.
+func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }
+
+// loadConfig reads the configuration file at path; "" or a missing file
+// is the defaults. A fault names the member and what is wrong.
+func loadConfig(path string) (config, error) {
+	c := defaultConfig()
+	if path == "" {
+		return c, nil
+	}
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read config: %w", err)
+	}
+	fail := func(format string, args ...any) (config, error) {
+		return c, fmt.Errorf("config %s: "+format, append([]any{path}, args...)...)
+	}
+	// The table of clear tokens an earlier release read is refused with
+	// the way to convert it, before the strict decode names it wrongly.
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) == nil {
+		if cr := bytes.TrimSpace(top["credentials"]); len(cr) > 0 && cr[0] == '{' {
+			return fail("credentials: a table of clear tokens is no longer read, since tokens are never stored in clear; " +
+				"for each token, run 'tzctx token new --account A --application B [--profile P ...]', hand the new token to its caller, " +
+				"and list the credential line it prints in a \"credentials\" array (or compute the token_sha256 of an existing token with 'printf %%s TOKEN | sha256sum')")
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return fail("%v; see the configuration page of the cloud manual", err)
+	}
+	for t, a := range c.Trees {
+		if !tzctx.IsTree(t) {
+			return fail("trees: %q is not a tree name (cloud, blueprint, tzdocs)", t)
+		}
+		if !query.ValidAccess(a) {
+			return fail("trees.%s: %q must be anonymous, signed_in or product_profile:<name>", t, a)
+		}
+	}
+	seen := map[string]int{}
+	for i, cr := range c.Credentials {
+		m := fmt.Sprintf("credentials[%d]", i)
+		sum := strings.ToLower(cr.TokenSHA256)
+		if b, err := hex.DecodeString(sum); err != nil || len(b) != 32 {
+			return fail("%s.token_sha256: must be 64 hex digits, the SHA-256 of the token that 'tzctx token new' prints", m)
+		}
+		if j, dup := seen[sum]; dup {
+			return fail("%s.token_sha256: the same token as credentials[%d]; give each token once", m, j)
+		}
+		seen[sum] = i
+		c.Credentials[i].TokenSHA256 = sum
+		if cr.Account == "" {
+			return fail("%s.account: is missing; name the account the credential belongs to", m)
+		}
+		for k, p := range cr.Profiles {
+			if p == "" {
+				return fail("%s.profiles[%d]: is empty; name a product profile such as blueprint", m, k)
+			}
+		}
+	}
+	if c.OIDC != nil {
+		if err := c.OIDC.Check(); err != nil {
+			return fail("oidc.%v", err)
+		}
+	}
+	if c.Records.RetentionDays < 0 {
+		return fail("records.retention_days: %d is negative; give a number of days, or 0 to keep records without a time bound", c.Records.RetentionDays)
+	}
+	if c.Records.MaxBytes < 0 {
+		return fail("records.max_bytes: %d is negative; give a size in bytes, or 0 to keep records without a size bound", c.Records.MaxBytes)
+	}
+	return c, nil
+}
