@@ -1,0 +1,251 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx/mcp"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+// caller is one identity the visibility tests read as.
+type caller struct {
+	name   string
+	token  string
+	holder bool // holds the blueprint product profile
+}
+
+// callers are the three identities of the visibility tests: anonymous,
+// signed in without the blueprint profile, and its holder.
+var callers = []caller{
+	{"anonymous", "", false},
+	{"signed in", tokenPlain, false},
+	{"holder", tokenBlueprint, true},
+}
+
+// notReadable is read_documentation's refusal of blueprint to a caller
+// who may not read it (A-07): it names the trees the caller may read.
+const notReadable = "tree blueprint is not readable by this connection; it may read cloud and tzdocs"
+
+// apiAnswer is an HTTP answer: its status and the members the tests read.
+type apiAnswer struct {
+	status     int
+	Stamp      string `json:"stamp"`
+	NextOffset *int   `json:"next_offset"`
+	Total      int    `json:"total"`
+	Text       string `json:"text"`
+	Error      *struct {
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
+	} `json:"error"`
+}
+
+func (f *fixture) api(t *testing.T, action string, args map[string]any, token string) apiAnswer {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	req, _ := http.NewRequest(http.MethodPost, f.base+"/api/v1/actions/"+action, strings.NewReader(string(b)))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var a apiAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		t.Fatal(err)
+	}
+	a.status = resp.StatusCode
+	return a
+}
+
+// refusal is "status code: detail", or "200" for an answer.
+func (a apiAnswer) refusal() string {
+	if a.Error == nil {
+		return "200"
+	}
+	return strings.Join([]string{http.StatusText(a.status), a.Error.Code, a.Error.Detail}, ": ")
+}
+
+// TestGatedTreeOnEverySurface: the blueprint tree's catalog entries,
+// index, full text, outline, pages and search hits reach its holder alone,
+// over the HTTP API and both MCP transports (tools, resources, resource
+// templates and prompts); each refusal's status, code and detail is the
+// contract's (A-05, A-06, A-07); a stamp grants nothing; and nothing a
+// non-holder gets depends on the hidden tree: refusals of existing and
+// missing blueprint pages are the same, the catalog stamp is the one every
+// non-holder gets, and a tree-less search is the holder's with the
+// blueprint lines removed.
+func TestGatedTreeOnEverySurface(t *testing.T) {
+	f := newFixture(t, testSkill)
+	holderIndex := f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "limit": 200}, tokenBlueprint)
+	if holderIndex.Error != nil || holderIndex.NextOffset == nil {
+		t.Fatalf("the holder's first chunk of the blueprint index: %+v", holderIndex)
+	}
+	holderSearch := f.api(t, "read_documentation", map[string]any{"query": "publishing", "limit": 16000}, tokenBlueprint)
+	// Fewer hits than an answer lists, so no hidden hit can push another
+	// off a non-holder's answer.
+	if !strings.Contains(holderSearch.Text, "(/blueprint/") || holderSearch.NextOffset != nil || strings.Count("\n"+holderSearch.Text, "\n- [") >= searchMatchLimit(t) {
+		t.Fatalf("the holder's tree-less search finds no blueprint page, or too many pages, in one chunk: %q", holderSearch.Text)
+	}
+	stamps := map[bool]map[string]bool{true: {}, false: {}}
+	var prompts []string
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			want := func(what string, a apiAnswer, refused string) {
+				t.Helper()
+				got := a.refusal()
+				if c.holder {
+					if got != "200" {
+						t.Errorf("%s: the holder was refused: %s", what, got)
+					}
+					return
+				}
+				if got != refused {
+					t.Errorf("%s: %s, want %s", what, got, refused)
+				}
+			}
+			badRequest := "Bad Request: invalid_request: " + notReadable
+			// The catalog.
+			entries := f.listedIDs(t, c.token)
+			var ids []string
+			for _, e := range entries {
+				ids = append(ids, e.ID)
+			}
+			if got := slices.Contains(ids, "docs:blueprint") && slices.Contains(ids, "docs:blueprint:full"); got != c.holder {
+				t.Errorf("blueprint's catalog entries listed: %v", got)
+			}
+			first := f.api(t, "list_context", map[string]any{}, c.token)
+			stamps[c.holder][first.Stamp] = true
+
+			// Reads of the tree, each part, pages and search in it.
+			want("index", f.api(t, "read_documentation", map[string]any{"tree": "blueprint"}, c.token), badRequest)
+			want("full", f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "part": "full"}, c.token), badRequest)
+			want("outline", f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "part": "outline"}, c.token), badRequest)
+			want("page by route", f.api(t, "read_documentation", map[string]any{"page": "/blueprint/limits/"}, c.token), badRequest)
+			want("page in tree", f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "page": "limits"}, c.token), badRequest)
+			want("search in tree", f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "query": "limits"}, c.token), badRequest)
+			// A page the tree lacks is refused to a non-holder exactly as
+			// one it holds, so refusals do not tell which pages exist.
+			missing := f.api(t, "read_documentation", map[string]any{"page": "/blueprint/no-such-page/"}, c.token)
+			if c.holder {
+				if missing.status != http.StatusNotFound || missing.Error.Code != "context_not_found" {
+					t.Errorf("the holder's read of a missing page: %s", missing.refusal())
+				}
+			} else if missing.refusal() != badRequest {
+				t.Errorf("missing blueprint page: %s, want %s", missing.refusal(), badRequest)
+			}
+			// read_context never tells hidden from unknown (A-06).
+			for _, id := range []string{"docs:blueprint", "docs:blueprint:full"} {
+				unknown := strings.ReplaceAll(f.api(t, "read_context", map[string]any{"id": "docs:nosuch"}, c.token).refusal(), "docs:nosuch", id)
+				want("read_context "+id, f.api(t, "read_context", map[string]any{"id": id}, c.token), unknown)
+			}
+			// A stamp grants nothing: the holder's continuation is refused
+			// to anyone else as the first read is.
+			next := map[string]any{"tree": "blueprint", "limit": 200, "offset": *holderIndex.NextOffset, "stamp": holderIndex.Stamp}
+			want("continuation", f.api(t, "read_documentation", next, c.token), badRequest)
+			unknownCtx := strings.ReplaceAll(f.api(t, "read_context", map[string]any{"id": "docs:nosuch"}, c.token).refusal(), "docs:nosuch", "docs:blueprint")
+			want("read_context continuation", f.api(t, "read_context", map[string]any{"id": "docs:blueprint", "limit": 200, "offset": *holderIndex.NextOffset, "stamp": holderIndex.Stamp}, c.token), unknownCtx)
+
+			// A tree-less search covers the trees the caller may read.
+			search := f.api(t, "read_documentation", map[string]any{"query": "publishing", "limit": 16000}, c.token)
+			wantText := holderSearch.Text
+			if !c.holder {
+				var kept []string
+				for _, line := range strings.SplitAfter(holderSearch.Text, "\n") {
+					if !strings.Contains(line, "](/blueprint/") {
+						kept = append(kept, line)
+					}
+				}
+				wantText = strings.Join(kept, "")
+			}
+			if search.Error != nil || search.Text != wantText {
+				t.Errorf("tree-less search: %s\n%q\nwant\n%q", search.refusal(), search.Text, wantText)
+			}
+
+			// MCP, both transports.
+			for name, mc := range f.transports(t, c.token) {
+				var uris []string
+				for _, r := range listResources(t, mc) {
+					uris = append(uris, r.URI)
+				}
+				var wantURIs []string
+				for _, id := range ids {
+					wantURIs = append(wantURIs, mcp.ContextURI(id))
+				}
+				if !slices.Equal(uris, wantURIs) {
+					t.Errorf("%s: resources %v, want the catalog's %v", name, uris, wantURIs)
+				}
+				for uri, refused := range map[string]string{
+					mcp.ContextURI("docs:blueprint"):               "context_not_found",
+					mcp.ContextURI("docs:blueprint:full"):          "context_not_found",
+					mcp.PageURI("blueprint", "limits"): "invalid_request: " + notReadable,
+					mcp.OutlineURI("blueprint"):                    "invalid_request: " + notReadable,
+				} {
+					res, err := readResource(mc, uri)
+					switch {
+					case c.holder && (err != nil || res.Text == ""):
+						t.Errorf("%s: the holder's read of %s: %v", name, uri, err)
+					case !c.holder && (err == nil || !strings.Contains(err.Error(), refused)):
+						t.Errorf("%s: read of %s: %v, want %q", name, uri, err, refused)
+					}
+				}
+				for _, args := range []map[string]any{
+					{"tree": "blueprint"}, {"page": "/blueprint/limits/"}, {"tree": "blueprint", "query": "limits"},
+				} {
+					res := callTool(t, mc, "read_documentation", args)
+					if res.IsError == c.holder {
+						t.Errorf("%s: tools/call read_documentation %v: isError %v", name, args, res.IsError)
+					}
+					if !c.holder && (!strings.Contains(string(res.RawStructuredContent)+textOf(t, res), notReadable)) {
+						t.Errorf("%s: tools/call %v refused with %s %q", name, args, res.RawStructuredContent, textOf(t, res))
+					}
+				}
+				res := callTool(t, mc, "read_context", map[string]any{"id": "docs:blueprint"})
+				if res.IsError == c.holder || (!c.holder && !strings.Contains(string(res.RawStructuredContent), `"context_not_found"`)) {
+					t.Errorf("%s: tools/call read_context docs:blueprint: isError %v %q", name, res.IsError, textOf(t, res))
+				}
+				pl, err := mc.ListPrompts(context.Background(), mcpgo.ListPromptsRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, p := range pl.Prompts {
+					names = append(names, p.Name)
+				}
+				if prompts == nil {
+					prompts = names
+				} else if !slices.Equal(names, prompts) {
+					t.Errorf("%s: prompts %v, want %v: every skill drives actions anyone may call", name, names, prompts)
+				}
+			}
+		})
+	}
+	// Every non-holder gets one catalog stamp, which is not the holder's:
+	// the stamp covers what the caller sees, nothing hidden.
+	if len(stamps[false]) != 1 || len(stamps[true]) != 1 {
+		t.Errorf("catalog stamps by holding: %v", stamps)
+	}
+	for s := range stamps[false] {
+		if stamps[true][s] {
+			t.Error("the holder's catalog stamp is a non-holder's")
+		}
+	}
+}
+
+// searchMatchLimit is the contract's bound on the pages a search lists.
+func searchMatchLimit(t *testing.T) int {
+	t.Helper()
+	c, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Limits().SearchMatchLimit
+}
