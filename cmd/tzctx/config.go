@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -88,6 +89,9 @@ func loadConfig(path string) (config, error) {
 	}
 	raw, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
+		// A missing file means the defaults, so an optional mounted
+		// configuration may be absent; the start-up log says so.
+		slog.Warn("the configuration file does not exist; serving the defaults", "config", path)
 		return c, nil
 	}
 	if err != nil {
