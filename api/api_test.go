@@ -264,7 +264,7 @@ func TestGatedTreeForHolder(t *testing.T) {
 	if r := s.post(t, "read_context", `{"id":"docs:blueprint:full","limit":100}`, "holder"); r.status != 200 {
 		t.Errorf("holder read_context blueprint: %s", r.raw)
 	}
-	if r := s.post(t, "read_documentation", `{"tree":"cloud"}`, "stranger"); r.status != 400 || !strings.Contains(r.detail(), "not known") {
+	if r := s.post(t, "read_documentation", `{"tree":"cloud"}`, "stranger"); r.status != 401 || r.code() != "unauthenticated" || !strings.Contains(r.detail(), "not known") {
 		t.Errorf("unknown credential: %s", r.raw)
 	}
 	// A stamp grants no access: a holder's stamp does not open the tree
@@ -508,5 +508,56 @@ func TestAnswerCheckBites(t *testing.T) {
 	}
 	if err := checkAnswer("read_documentation", []byte(doc.raw)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestBearerCredentials: no Authorization header is the anonymous caller;
+// "Bearer <credential>" with the scheme in any case is the credential's;
+// an unknown credential, another scheme, an empty credential and two
+// headers are refused 401 unauthenticated with a Bearer challenge, over
+// POST and GET alike, and each refusal is recorded with the credential's
+// hash prefix, never the credential.
+func TestBearerCredentials(t *testing.T) {
+	s := sampleServer(t)
+	send := func(method string, headers ...string) *http.Response {
+		t.Helper()
+		var req *http.Request
+		if method == http.MethodGet {
+			req, _ = http.NewRequest(method, s.URL+"/api/v1/actions/read_documentation?tree=blueprint", nil)
+		} else {
+			req, _ = http.NewRequest(method, s.URL+"/api/v1/actions/read_documentation", strings.NewReader(`{"tree":"blueprint"}`))
+		}
+		for _, h := range headers {
+			req.Header.Add("Authorization", h)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, method := range []string{http.MethodPost, http.MethodGet} {
+		for _, h := range []string{"Bearer holder", "bearer holder", "BEARER  holder "} {
+			if resp := send(method, h); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s %q: %d, want the holder's 200", method, h, resp.StatusCode)
+			}
+		}
+		if resp := send(method); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s without a header: %d, want the anonymous caller's 400 for blueprint", method, resp.StatusCode)
+		}
+		for _, hs := range [][]string{{"Bearer stranger"}, {"Basic aG9sZGVy"}, {"Bearer "}, {"holder"}, {"Bearer holder", "Bearer holder"}} {
+			before := len(s.rec.recs)
+			resp := send(method, hs...)
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("%s %q: %d %q, want 401 with a Bearer challenge", method, hs, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+			recs := s.rec.recs[before:]
+			if len(recs) != 1 || recs[0].Code != "unauthenticated" || recs[0].Status != 401 || recs[0].Action != "read_documentation" {
+				t.Errorf("%s %q: records %+v, want one unauthenticated", method, hs, recs)
+			} else if hs[0] == "Bearer stranger" && recs[0].Credential != dispatch.CredentialPrefix("stranger") {
+				t.Errorf("the refusal names credential %q, want the hash prefix of the one sent", recs[0].Credential)
+			}
+		}
 	}
 }

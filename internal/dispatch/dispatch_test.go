@@ -116,7 +116,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 		t.Errorf("schema violation = %v (must not echo the value)", err)
 	}
 	_, err = d.Call(WithCredential(context.Background(), "nope"), "echo", nil)
-	if tzctx.ErrorCode(err) != tzctx.InvalidRequest {
+	if tzctx.ErrorCode(err) != tzctx.Unauthenticated || tzctx.StatusOf(err) != 401 {
 		t.Errorf("unknown credential = %v", err)
 	}
 	_, err = d.Call(context.Background(), "missing", nil)
@@ -127,7 +127,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 		subject, code, cred string
 	}{
 		{"subject-ok", "ok", "alice"}, {"subject-bad", "context_not_found", "alice"}, {"", "internal", "alice"},
-		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "context_not_found", ""},
+		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "unauthenticated", CredentialPrefix("nope")}, {"", "context_not_found", ""},
 	}
 	if len(*rec) != len(want) {
 		t.Fatalf("%d records, want %d", len(*rec), len(want))
