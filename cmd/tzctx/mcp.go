@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/internal/records"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
@@ -30,11 +32,15 @@ type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
 	resolver   dispatch.Resolver
 	mcp        *mcp.Server
+	// close closes the call records' writer; it runs once the front ends
+	// have stopped.
+	close func() error
 }
 
 // newFrontEnds builds the reader, the dispatcher and the MCP front end
-// over st, as cfg configures them, recording calls to log.
-func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, error) {
+// over st, as cfg configures them, recording calls under
+// dataDir/records and to log.
+func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger) (fe *frontEnds, err error) {
 	limits, err := plane.Limits()
 	if err != nil {
 		return nil, err
@@ -45,7 +51,17 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
 	creds := identity.NewStatic(cfg.Credentials)
-	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
+	rw, err := records.Open(filepath.Join(dataDir, "records"), records.Options{
+		RetentionDays: cfg.Records.RetentionDays, MaxBytes: cfg.Records.MaxBytes, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("open the call records: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = rw.Close()
+		}
+	}()
+	d, err := plane.New(reader, creds, dispatch.Recorders{rw, dispatch.LogRecorder{Logger: log}})
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +69,16 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	if err != nil {
 		return nil, err
 	}
-	return &frontEnds{dispatcher: d, resolver: creds, mcp: m}, nil
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, close: rw.Close}, nil
+}
+
+// closeFrontEnds closes what newFrontEnds opened, logging a fault; serve
+// and serveStdio defer it once their front ends are built, so it runs
+// after the front ends stop.
+func closeFrontEnds(fe *frontEnds, log *slog.Logger) {
+	if err := fe.close(); err != nil {
+		log.Error("records", "error", err.Error())
+	}
 }
 
 // buildVersion is the module version of this build, "(devel)" for a
@@ -114,10 +139,11 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 	if h := st.Health(); h.Serving == "" && h.Fault == nil {
 		log.Warn("no version is active in " + dataDir + "; reads answer context_unavailable until one is activated")
 	}
-	fe, err := newFrontEnds(cfg, st, log)
+	fe, err := newFrontEnds(cfg, st, dataDir, log)
 	if err != nil {
 		return err
 	}
+	defer closeFrontEnds(fe, log)
 	id, err := fe.resolver.Resolve(ctx, token)
 	if err != nil {
 		return fmt.Errorf("--token: %s", tzctx.ErrorCode(err)+": the credential is not in the configuration's credentials")

@@ -76,10 +76,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	}
 	defer st.Close()
 
-	fe, err := newFrontEnds(cfg, st, log)
+	fe, err := newFrontEnds(cfg, st, dataDir, log)
 	if err != nil {
 		return err
 	}
+	defer closeFrontEnds(fe, log)
 	d := fe.dispatcher
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/records"
+)
+
+func newRecordsCmd(g *globals) *cobra.Command {
+	var since, account, action string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "records",
+		Short: "List the records of the calls served from the data directory, oldest first",
+		Long: `Records lists the record of every call the servers and MCP processes of the
+data directory answered, refusals included, merged from every process's files
+under DATA/records and ordered by time. A record names the action, transport,
+subject, outcome, caller and what was served; it never holds a query's words.
+It only reads, so it runs while servers write.
+
+--since takes an RFC 3339 time (2026-12-01T09:00:00Z) or a duration back from
+now (24h, 90m); --account and --action select records naming exactly them.
+--json prints each record as it is stored, one JSON object per line.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := records.Filter{Account: account, Action: action}
+			if since != "" {
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return err
+				}
+				f.Since = t
+			}
+			recs, st, err := records.Read(filepath.Join(g.dataDir(), "records"), f)
+			if errors.Is(err, records.ErrNoRecords) {
+				if !asJSON {
+					fmt.Fprintf(cmd.OutOrStdout(), "no records yet: no server or MCP process has answered a call from %s\n", g.dataDir())
+				}
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if st.Skipped > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %d damaged lines that are not records\n", st.Skipped)
+			}
+			if st.Partial > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped the unfinished last line of %d files (a write in progress, or one a crash cut short)\n", st.Partial)
+			}
+			if asJSON {
+				return printRecordsJSON(cmd.OutOrStdout(), recs)
+			}
+			if len(recs) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no records match")
+				return nil
+			}
+			return printRecords(cmd.OutOrStdout(), recs)
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "list records of calls from this time on: RFC 3339, or a duration back from now such as 24h")
+	cmd.Flags().StringVar(&account, "account", "", "list the records of this account alone")
+	cmd.Flags().StringVar(&action, "action", "", "list the records of this action alone")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per record, as stored")
+	return cmd
+}
+
+// parseSince reads --since: an RFC 3339 time, or a positive duration back
+// from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: give an RFC 3339 time such as 2026-12-01T09:00:00Z, or a duration back from now such as 24h or 90m", s)
+}
+
+// cell is a member as a table cell: "-" where empty, quoted where it
+// holds a space or a character that is not printable (a caller's ID may),
+// so every row is one line of cells that split on blanks.
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	for _, r := range s {
+		if r == ' ' || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// printRecords prints records as an aligned table.
+func printRecords(out io.Writer, recs []dispatch.Record) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TIME\tTRANSPORT\tACTION\tSUBJECT\tCODE\tSTATUS\tACCOUNT\tAPPLICATION\tCREDENTIAL\tVERSION\tCODE POINTS\tµs")
+	for _, r := range recs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n",
+			r.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), cell(r.Transport), cell(r.Action), cell(r.Subject), cell(r.Code), r.Status,
+			cell(r.Account), cell(r.Application), cell(r.Credential), cell(r.Version), r.CodePoints,
+			strconv.FormatInt(r.Duration.Microseconds(), 10))
+	}
+	return w.Flush()
+}
+
+// printRecordsJSON prints each record in its on-disk form, one a line.
+func printRecordsJSON(out io.Writer, recs []dispatch.Record) error {
+	for _, r := range recs {
+		b, err := records.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
