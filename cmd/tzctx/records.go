@@ -52,10 +52,10 @@ now (24h, 90m); --account and --action select records naming exactly them.
 				return err
 			}
 			if st.Skipped > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %d damaged lines that are not records\n", st.Skipped)
+				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %s that %s not records (damage)\n", lines(st.Skipped, "damaged line"), be(st.Skipped))
 			}
 			if st.Partial > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped the unfinished last line of %d files (a write in progress, or one a crash cut short)\n", st.Partial)
+				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %s (a write in progress, or one a crash cut short)\n", lines(st.Partial, "unfinished last line"))
 			}
 			if asJSON {
 				return printRecordsJSON(cmd.OutOrStdout(), recs)
@@ -72,6 +72,22 @@ now (24h, 90m); --account and --action select records naming exactly them.
 	cmd.Flags().StringVar(&action, "action", "", "list the records of this action alone")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per record, as stored")
 	return cmd
+}
+
+// lines is "1 <what>" or "n <what>s".
+func lines(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// be is "is" or "are", to agree with n.
+func be(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // parseSince reads --since: an RFC 3339 time, or a positive duration back

@@ -44,6 +44,10 @@ type Stats struct {
 // process has recorded a call in the data directory yet.
 var ErrNoRecords = errors.New("no call records are kept here yet")
 
+// modMargin is how far a segment's modification time may fall behind the
+// time of the last record written to it.
+const modMargin = time.Minute
+
 // maxLine bounds the lines Read parses; records are far shorter, and a
 // longer line is damage, skipped.
 const maxLine = 1 << 20
@@ -65,8 +69,10 @@ func Read(dir string, f Filter) ([]dispatch.Record, Stats, error) {
 	var out []dispatch.Record
 	for _, s := range segs {
 		// A segment's records were written before it was last modified,
-		// and each call began before its record was written.
-		if !f.Since.IsZero() && s.mod.Before(f.Since) {
+		// and each call began before its record was written; file times
+		// are coarse (a clock tick behind, or whole seconds), hence the
+		// margin.
+		if !f.Since.IsZero() && s.mod.Add(modMargin).Before(f.Since) {
 			continue
 		}
 		recs, err := readSegment(filepath.Join(dir, s.name), f, &st)

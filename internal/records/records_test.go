@@ -476,6 +476,19 @@ func TestFilter(t *testing.T) {
 	if _, st := read(t, dir, Filter{Since: time.Now().Add(time.Hour)}); st.Segments != 0 {
 		t.Errorf("read %d segments modified before Since", st.Segments)
 	}
+	// File times are coarse: a segment whose time is a little behind its
+	// last record still gives that record.
+	dir2 := t.TempDir()
+	w2 := open(t, dir2, Options{})
+	at := time.Now()
+	w2.Record(context.Background(), sample(1, at))
+	behind := at.Add(-2 * time.Second)
+	if err := os.Chtimes(w2.f.Name(), behind, behind); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := read(t, dir2, Filter{Since: at}); len(got) != 1 {
+		t.Errorf("a segment whose time is 2 s behind its record: read %d records since the record's time, want 1", len(got))
+	}
 }
 
 // TestRotationAtDayChange: a record written after UTC midnight starts a
