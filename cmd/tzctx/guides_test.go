@@ -153,5 +153,9 @@ func TestGuidesRunAgainstAServer(t *testing.T) {
 		if !waitFor(10*time.Second, func() bool { _, v, _ := health(base); return v == "v2" }) {
 			t.Errorf("the server does not serve v2 after the operating guide")
 		}
+		// Its records example listed the reading guide's calls.
+		if out := ran["operating"]; !strings.Contains(out, "TRANSPORT") || !strings.Contains(out, "\thttp\tdocs:") {
+			t.Errorf("the operating guide's records examples listed no call of the reading guide:\n%s", out)
+		}
 	}
 }
