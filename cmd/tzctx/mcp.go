@@ -18,6 +18,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/metering"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
@@ -25,11 +26,13 @@ import (
 )
 
 // frontEnds are what every front end calls: the dispatcher of this build
-// over the store, the credentials it resolves, and the MCP front end.
+// over the store, the credentials it resolves, the MCP front end, and the
+// meter of its calls (nil where metrics are off).
 type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
 	resolver   dispatch.Resolver
 	mcp        *mcp.Server
+	meter      *metering.Meter
 }
 
 // newFrontEnds builds the reader, the dispatcher and the MCP front end
@@ -45,7 +48,8 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
 	creds := identity.NewStatic(cfg.Credentials)
-	d, err := plane.New(reader, creds, dispatch.LogRecorder{Logger: log})
+	meter := newMeter(cfg, st)
+	d, err := plane.New(reader, creds, dispatch.Recorders{meter, dispatch.LogRecorder{Logger: log}})
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +57,17 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	if err != nil {
 		return nil, err
 	}
-	return &frontEnds{dispatcher: d, resolver: creds, mcp: m}, nil
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter}, nil
+}
+
+// newMeter returns the meter of the calls, which reads the served version
+// from st at each scrape, or nil (which records nothing) where cfg turns
+// metrics off.
+func newMeter(cfg config, st *store.Store) *metering.Meter {
+	if !cfg.metricsOn() {
+		return nil
+	}
+	return metering.New(metering.Options{Version: func() string { return st.Health().Serving }})
 }
 
 // buildVersion is the module version of this build, "(devel)" for a
