@@ -38,6 +38,7 @@ type frontEnds struct {
 // newFrontEnds builds the reader, the dispatcher and the MCP front end
 // over st, as cfg configures them, recording calls to log.
 func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, error) {
+	meter := newMeter(cfg, st)
 	limits, err := plane.Limits()
 	if err != nil {
 		return nil, err
@@ -48,7 +49,6 @@ func newFrontEnds(cfg config, st *store.Store, log *slog.Logger) (*frontEnds, er
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
 	creds := identity.NewStatic(cfg.Credentials)
-	meter := newMeter(cfg, st)
 	d, err := plane.New(reader, creds, dispatch.Recorders{meter, dispatch.LogRecorder{Logger: log}})
 	if err != nil {
 		return nil, err
