@@ -150,6 +150,9 @@ func TestGuidesRunAgainstAServer(t *testing.T) {
 		if !strings.Contains(ran["operating"], "activated A") {
 			t.Errorf("the operating guide did not roll back to A:\n%s", ran["operating"])
 		}
+		if !strings.Contains(ran["operating"], "tzctx_served_version_info{version=") {
+			t.Errorf("the operating guide's /metrics example printed no served version:\n%s", ran["operating"])
+		}
 		if !waitFor(10*time.Second, func() bool { _, v, _ := health(base); return v == "v2" }) {
 			t.Errorf("the server does not serve v2 after the operating guide")
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/metering"
 	"github.com/turnzerocloud/tzctx/internal/plane"
 	"github.com/turnzerocloud/tzctx/internal/records"
 	"github.com/turnzerocloud/tzctx/mcp"
@@ -27,11 +28,13 @@ import (
 )
 
 // frontEnds are what every front end calls: the dispatcher of this build
-// over the store, the credentials it resolves, and the MCP front end.
+// over the store, the credentials it resolves, the MCP front end, and the
+// meter of its calls (nil where metrics are off).
 type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
 	resolver   dispatch.Resolver
 	mcp        *mcp.Server
+	meter      *metering.Meter
 	// close closes the call records' writer; it runs once the front ends
 	// have stopped.
 	close func() error
@@ -39,8 +42,9 @@ type frontEnds struct {
 
 // newFrontEnds builds the reader, the dispatcher and the MCP front end
 // over st, as cfg configures them, recording calls under
-// dataDir/records and to log.
+// dataDir/records, to the meter and to log.
 func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger) (fe *frontEnds, err error) {
+	meter := newMeter(cfg, st)
 	limits, err := plane.Limits()
 	if err != nil {
 		return nil, err
@@ -61,7 +65,7 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 			_ = rw.Close()
 		}
 	}()
-	d, err := plane.New(reader, creds, dispatch.Recorders{rw, dispatch.LogRecorder{Logger: log}})
+	d, err := plane.New(reader, creds, dispatch.Recorders{rw, meter, dispatch.LogRecorder{Logger: log}})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +73,7 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, close: rw.Close}, nil
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: rw.Close}, nil
 }
 
 // closeFrontEnds closes what newFrontEnds opened, logging a fault; serve
@@ -79,6 +83,16 @@ func closeFrontEnds(fe *frontEnds, log *slog.Logger) {
 	if err := fe.close(); err != nil {
 		log.Error("records", "error", err.Error())
 	}
+}
+
+// newMeter returns the meter of the calls, which reads the served version
+// from st at each scrape, or nil (which records nothing) where cfg turns
+// metrics off.
+func newMeter(cfg config, st *store.Store) *metering.Meter {
+	if !cfg.metricsOn() {
+		return nil
+	}
+	return metering.New(metering.Options{Version: func() string { return st.Health().Serving }})
 }
 
 // buildVersion is the module version of this build, "(devel)" for a

@@ -101,23 +101,44 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", accessLogged(mcpHandler, log))
 	mux.Handle("/", e)
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       time.Duration(cfg.ReadTimeout),
-		WriteTimeout:      time.Duration(cfg.WriteTimeout),
-		IdleTimeout:       2 * time.Minute,
+	srv := newHTTPServer(cfg, mux)
+	// /metrics is served on the main listener, or on metrics_addr alone
+	// where that is set; with metrics off it is an unknown path.
+	var metricsSrv *http.Server
+	var metricsLn net.Listener
+	if fe.meter != nil {
+		metrics := accessLogged(fe.meter.Handler(), log)
+		if cfg.MetricsAddr == "" {
+			mux.Handle("/metrics", metrics)
+		} else {
+			if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+				ln.Close()
+				return fmt.Errorf("metrics_addr: %w", err)
+			}
+			mmux := http.NewServeMux()
+			mmux.Handle("/metrics", metrics)
+			metricsSrv = newHTTPServer(cfg, mmux)
+		}
 	}
 	// The watcher stops before the store closes.
 	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
 	log.Info("serving", "addr", ln.Addr().String(), "data", dataDir)
+	errc := make(chan error, 2)
+	if metricsSrv != nil {
+		log.Info("serving metrics", "addr", metricsLn.Addr().String())
+		go func() { errc <- metricsSrv.Serve(metricsLn) }()
+	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		// One listener failed: the other stops with it.
+		_ = srv.Close()
+		if metricsSrv != nil {
+			_ = metricsSrv.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
@@ -126,10 +147,25 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	defer cancel()
 	// MCP sessions' listening streams end first, or Shutdown waits on them.
 	_ = mcpHandler.Close(sctx)
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(sctx)
+	if metricsSrv != nil {
+		err = errors.Join(err, metricsSrv.Shutdown(sctx))
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// newHTTPServer returns a server of h with the configured timeouts.
+func newHTTPServer(cfg config, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       time.Duration(cfg.ReadTimeout),
+		WriteTimeout:      time.Duration(cfg.WriteTimeout),
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 // ensureVersion ingests and activates the embedded sample site where the

@@ -1,0 +1,226 @@
+// Package metering counts the dispatcher's calls as Prometheus metrics and
+// serves them, with the served version and the process and Go runtime
+// metrics, from a registry of its own.
+//
+// Labels never carry a caller's words, routes or IDs. A record's action
+// is a registered action's name or "(unknown action)", its transport one
+// of the dispatcher's three and its code one of the contract's; account
+// and application come from the configuration or a verified token, and
+// are bounded still: an empty account is "anonymous", a label value is
+// cut to MaxLabelBytes bytes, and once MaxCallers distinct account and
+// application pairs are counted, calls of further pairs are counted under
+// account and application "other". A record's subject and version are
+// never labels of the call metrics.
+package metering
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+)
+
+// Defaults of Options.
+const (
+	// MaxLabelBytes is the default length bound of a label value.
+	MaxLabelBytes = 64
+	// MaxCallers is the default number of distinct account and
+	// application pairs counted by name.
+	MaxCallers = 1000
+)
+
+// Label values the meter gives in place of ones it does not count by
+// name.
+const (
+	// Anonymous is the account label of a call without an account.
+	Anonymous = "anonymous"
+	// Other is the account and application label of the pairs beyond
+	// the bound, and the transport or outcome label of a value the
+	// dispatcher does not define.
+	Other = "other"
+)
+
+// DurationBuckets are the upper bounds, in seconds, of the call duration
+// histogram: 50 µs to 10 s.
+var DurationBuckets = []float64{
+	0.00005, 0.0001, 0.00025, 0.0005,
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+}
+
+// Options configure a Meter.
+type Options struct {
+	// Version returns the name of the served version, "" where none is
+	// served. It is called at every scrape; nil serves no version metric.
+	Version func() string
+	// MaxLabelBytes bounds the length of a label value; 0 is the
+	// package's MaxLabelBytes.
+	MaxLabelBytes int
+	// MaxCallers bounds the distinct account and application pairs
+	// counted by name; 0 is the package's MaxCallers.
+	MaxCallers int
+}
+
+// Meter is a dispatch.Recorder that counts calls in its own registry. A
+// nil *Meter records nothing.
+type Meter struct {
+	reg        *prometheus.Registry
+	calls      *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	codePoints *prometheus.CounterVec
+
+	maxLabel   int
+	maxCallers int
+	mu         sync.Mutex
+	callers    map[caller]struct{}
+}
+
+var _ dispatch.Recorder = (*Meter)(nil)
+
+// caller is one account and application pair, as its labels read.
+type caller struct{ account, application string }
+
+// New returns a meter whose registry holds the call metrics, the served
+// version's info metric, and the process and Go collectors.
+func New(opts Options) *Meter {
+	m := &Meter{
+		reg: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tzctx_calls_total",
+			Help: "Calls of the dispatcher's actions, refusals included, by account, application, action, transport and outcome (ok or the contract's refusal code).",
+		}, []string{"account", "application", "action", "transport", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tzctx_call_duration_seconds",
+			Help:    "How long calls took, by action, refusals included.",
+			Buckets: DurationBuckets,
+		}, []string{"action"}),
+		codePoints: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tzctx_code_points_served_total",
+			Help: "Unicode code points of text served by calls that succeeded, by action.",
+		}, []string{"action"}),
+		maxLabel:   opts.MaxLabelBytes,
+		maxCallers: opts.MaxCallers,
+		callers:    map[caller]struct{}{},
+	}
+	if m.maxLabel <= 0 {
+		m.maxLabel = MaxLabelBytes
+	}
+	if m.maxCallers <= 0 {
+		m.maxCallers = MaxCallers
+	}
+	m.reg.MustRegister(m.calls, m.duration, m.codePoints,
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewGoCollector())
+	if opts.Version != nil {
+		m.reg.MustRegister(&versionCollector{version: opts.Version, bound: m.bound})
+	}
+	return m
+}
+
+// Record implements dispatch.Recorder.
+func (m *Meter) Record(_ context.Context, rec dispatch.Record) {
+	if m == nil {
+		return
+	}
+	c := m.caller(rec.Account, rec.Application)
+	action := m.bound(rec.Action)
+	m.calls.WithLabelValues(c.account, c.application, action, transport(rec.Transport), outcome(rec.Code)).Inc()
+	m.duration.WithLabelValues(action).Observe(rec.Duration.Seconds())
+	if rec.CodePoints > 0 {
+		m.codePoints.WithLabelValues(action).Add(float64(rec.CodePoints))
+	}
+}
+
+// Handler serves the registry's metrics in the Prometheus exposition
+// formats.
+func (m *Meter) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Gatherer is the meter's registry, for reading its metrics in process.
+func (m *Meter) Gatherer() prometheus.Gatherer { return m.reg }
+
+// caller returns the labels of an account and application pair: bounded
+// in length, and "other" for a pair beyond the bound of distinct pairs.
+func (m *Meter) caller(account, application string) caller {
+	if account == "" {
+		account = Anonymous
+	}
+	c := caller{m.bound(account), m.bound(application)}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.callers[c]; ok {
+		return c
+	}
+	if len(m.callers) >= m.maxCallers {
+		return caller{Other, Other}
+	}
+	m.callers[c] = struct{}{}
+	return c
+}
+
+// bound makes s a label value: valid UTF-8, cut on a character boundary
+// to at most the meter's length bound.
+func (m *Meter) bound(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= m.maxLabel {
+		return s
+	}
+	n := m.maxLabel
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// transport returns the transport label: one of the dispatcher's
+// transports, or "other".
+func transport(t string) string {
+	switch t {
+	case dispatch.TransportHTTP, dispatch.TransportMCPStdio, dispatch.TransportMCPHTTP:
+		return t
+	}
+	return Other
+}
+
+// outcome returns the outcome label: "ok", one of the contract's codes,
+// or "other".
+func outcome(code string) string {
+	switch tzctx.Code(code) {
+	case dispatch.OK, tzctx.InvalidRequest, tzctx.ContextNotFound, tzctx.ContextChanged,
+		tzctx.ContextUnavailable, tzctx.Internal, tzctx.Unauthenticated:
+		return code
+	}
+	return Other
+}
+
+// versionCollector is the info metric of the served version, read when
+// the registry is scraped.
+type versionCollector struct {
+	version func() string
+	bound   func(string) string
+}
+
+var versionDesc = prometheus.NewDesc("tzctx_served_version_info",
+	"The site version this process serves, as its version label; absent while none is served.",
+	[]string{"version"}, nil)
+
+// Describe implements prometheus.Collector.
+func (c *versionCollector) Describe(ch chan<- *prometheus.Desc) { ch <- versionDesc }
+
+// Collect implements prometheus.Collector.
+func (c *versionCollector) Collect(ch chan<- prometheus.Metric) {
+	v := c.version()
+	if v == "" {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(versionDesc, prometheus.GaugeValue, 1, c.bound(v))
+}
