@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+)
+
+// canary is a word no answer, log line, record, metric or file may hold
+// after the calls that carried it (A-27).
+const canary = "quillfeatherzebracanary"
+
+// TestCanaryWordGoesNowhere: queries carrying a unique word go through
+// HTTP POST, HTTP GET, MCP over streamable HTTP and MCP over stdio, as an
+// anonymous caller and a signed-in one, both answered and refused (a
+// schema violation, a query over the length bound, an unknown member
+// holding the word, an unknown credential, an oversized body). Afterwards the word appears in
+// none of the records, the logs both processes wrote, /metrics or any
+// file of the data directory.
+func TestCanaryWordGoesNowhere(t *testing.T) {
+	t.Setenv("TZCTX_DATA", "")
+	bin := buildBinary(t)
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "canary", "--activate")
+	cfg := filepath.Join(t.TempDir(), "tzctx.json")
+	conf := `{"watch_interval": "50ms", "body_limit_bytes": 4096, "credentials": [{"token_sha256": "` + identity.SHA256("tok-c") +
+		`", "account": "acme", "application": "canary", "profiles": ["blueprint"]}]}`
+	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := startProc(t, bin, nil, "--data", dataDir, "serve", "--config", cfg, "--addr", "127.0.0.1:0")
+	var base string
+	if !waitFor(30*time.Second, func() bool {
+		m := servingRE.FindStringSubmatch(srv.stderr.String())
+		if m != nil {
+			base = "http://" + m[1]
+		}
+		return m != nil
+	}) {
+		t.Fatalf("the server logged no address\n%s", srv.stderr.String())
+	}
+	long := canary + " " + strings.Repeat("q", 170)
+	calls := 0
+	answered := func(what string, status, want int) {
+		t.Helper()
+		calls++
+		if status != want {
+			t.Errorf("%s: status %d, want %d", what, status, want)
+		}
+	}
+	for _, auth := range [][]string{nil, {"Authorization", "Bearer tok-c"}} {
+		// HTTP POST: answered, a schema violation, over the bound, an
+		// unknown member.
+		for _, c := range []struct {
+			body map[string]any
+			want int
+		}{
+			{map[string]any{"query": canary + " stamp"}, 200},
+			{map[string]any{"tree": "cloud", "query": canary}, 200},
+			{map[string]any{"tree": canary, "query": canary}, 400},
+			{map[string]any{"query": long}, 400},
+			{map[string]any{"query": canary, "colour": canary}, 400},
+		} {
+			code, raw, err := postRaw(base, "read_documentation", c.body, auth...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered("POST", code, c.want)
+			if bytes.Contains(raw, []byte(canary)) {
+				t.Errorf("POST %v: the answer echoes the word: %s", c.body, raw)
+			}
+		}
+		// HTTP GET, answered and refused.
+		for _, c := range []struct {
+			q    string
+			want int
+		}{
+			{"query=" + url.QueryEscape(canary), 200},
+			{"tree=cloud&query=" + url.QueryEscape(long), 400},
+			{"query=" + url.QueryEscape(canary) + "&query=" + canary, 400},
+			{"query=" + canary + "&colour=" + canary, 400},
+		} {
+			req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/actions/read_documentation?"+c.q, nil)
+			if auth != nil {
+				req.Header.Set(auth[0], auth[1])
+			}
+			resp, err := httpClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			answered("GET "+c.q, resp.StatusCode, c.want)
+			if bytes.Contains(raw, []byte(canary)) {
+				t.Errorf("GET: the answer echoes the word: %s", raw)
+			}
+		}
+	}
+	// Refused before the dispatcher: an unknown credential and a body over
+	// the bound, both carrying the word.
+	code, _, err := postRaw(base, "read_documentation", map[string]any{"query": canary}, "Authorization", "Bearer "+canary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered("unknown credential", code, 401)
+	code, _, err = postRaw(base, "read_documentation", map[string]any{"query": canary, "pad": strings.Repeat(canary, 400)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered("oversized body", code, 413)
+
+	// MCP over streamable HTTP and over stdio.
+	mcpCalls := func(c *client.Client, transport string) {
+		for _, args := range []map[string]any{
+			{"query": canary + " stamp"},
+			{"tree": "cloud", "query": canary},
+			{"query": long},
+			{"tree": canary, "query": canary},
+		} {
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = "read_documentation", args
+			res, err := c.CallTool(context.Background(), req)
+			calls++
+			if err != nil {
+				// A schema violation is a JSON-RPC error up to 2025-06-18.
+				if strings.Contains(err.Error(), canary) {
+					t.Errorf("%s: the error echoes the word: %v", transport, err)
+				}
+				continue
+			}
+			raw, _ := json.Marshal(res)
+			if _, refused := args["tree"]; !refused && len(args["query"].(string)) < 100 && res.IsError {
+				t.Errorf("%s %v: refused: %s", transport, args, raw)
+			}
+			if bytes.Contains(raw, []byte(canary)) {
+				t.Errorf("%s %v: the result echoes the word: %s", transport, args, raw)
+			}
+		}
+	}
+	for _, token := range []string{"", "tok-c"} {
+		opts := []transport.StreamableHTTPCOption{}
+		if token != "" {
+			opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+		}
+		tr, err := transport.NewStreamableHTTP(base+"/mcp", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := client.NewClient(tr)
+		if err := hc.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		init := mcpgo.InitializeRequest{}
+		init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcpgo.Implementation{Name: "canary", Version: "1"}
+		if _, err := hc.Initialize(context.Background(), init); err != nil {
+			t.Fatal(err)
+		}
+		mcpCalls(hc, "mcp-http")
+		_ = hc.Close()
+		var env []string
+		if token != "" {
+			env = []string{"TZCTX_TOKEN=" + token}
+		}
+		sc, stdioLog, _ := stdioClient(t, bin, dataDir, env, "--config", cfg)
+		mcpCalls(sc, "mcp-stdio")
+		_ = sc.Close()
+		if strings.Contains(stdioLog.String(), canary) {
+			t.Errorf("tzctx mcp logged the word:\n%s", stdioLog.String())
+		}
+	}
+
+	// /metrics.
+	resp, err := httpClient.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(metrics, []byte("tzctx_calls_total")) {
+		t.Fatalf("/metrics: %d %.300s", resp.StatusCode, metrics)
+	}
+	if bytes.Contains(metrics, []byte(canary)) {
+		t.Error("/metrics holds the word")
+	}
+	// The records: every call is there, and none holds the word.
+	recs := runProc(t, bin, nil, "--data", dataDir, "records", "--json").stdout.String()
+	if n := strings.Count(recs, "\n"); n < calls {
+		t.Errorf("%d records for %d calls", n, calls)
+	}
+	for _, transport := range []string{`"http"`, `"mcp-http"`, `"mcp-stdio"`} {
+		if !strings.Contains(recs, `"transport":`+transport) {
+			t.Errorf("no record of transport %s", transport)
+		}
+	}
+	if strings.Contains(recs, canary) {
+		t.Error("a record holds the word")
+	}
+	// The server's own log, after it stopped.
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	if err := srv.wait(t, 30*time.Second); err != nil {
+		t.Errorf("the server did not stop cleanly: %v", err)
+	}
+	if strings.Contains(srv.stderr.String(), canary) {
+		t.Errorf("the server logged the word:\n%s", srv.stderr.String())
+	}
+	// Every file of the data directory: the index, the records, the
+	// pointer and the versions.
+	files := 0
+	err = filepath.WalkDir(dataDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(bytes.ToLower(b), []byte(canary)) {
+			t.Errorf("%s holds the word", path)
+		}
+		return nil
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("walking the data directory: %v (%d files)", err, files)
+	}
+}
