@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
@@ -79,7 +80,7 @@ func TestMCPStdioProcesses(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "mcp-a", "--activate")
 	cfg := filepath.Join(t.TempDir(), "tzctx.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "50ms", "credentials": {"tok-b": {"subject": "bea", "application": "agent", "profiles": ["blueprint"]}}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "50ms", "credentials": [{"token_sha256": "`+identity.SHA256("tok-b")+`", "account": "bea", "application": "agent", "profiles": ["blueprint"]}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
@@ -177,8 +178,8 @@ func TestMCPStdioProcesses(t *testing.T) {
 			t.Errorf("the %s process's stderr holds no call record:\n%s", name, logs)
 		}
 	}
-	if !strings.Contains(signedErr.String(), "credential=bea") {
-		t.Error("the signed-in process's records do not name its credential subject")
+	if logs := signedErr.String(); !strings.Contains(logs, "credential="+identity.SHA256("tok-b")[:12]) || !strings.Contains(logs, "account=bea") {
+		t.Error("the signed-in process's records do not name its credential's hash prefix and account")
 	}
 }
 
