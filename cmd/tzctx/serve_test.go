@@ -354,6 +354,8 @@ func TestServeCommandRefusesBadConfig(t *testing.T) {
 		{"bad duration", `{"watch_interval": 5}`, `durations are strings`},
 		{"bad duration text", `{"read_timeout": "soon"}`, `invalid duration`},
 		{"not json", `{`, "config "},
+		{"oidc without audience", `{"oidc": {"issuer": "https://id.example.com", "jwks_url": "https://id.example.com/keys"}}`, "oidc.audience: is missing"},
+		{"clear tokens", `{"credentials": {"tok": {"subject": "a"}}}`, "tzctx token new"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
