@@ -240,25 +240,32 @@ func TestServeOIDC(t *testing.T) {
 }
 
 // TestServeOIDCResource: a configured oidc.resource is the metadata's
-// resource whatever the request's host, and an issuer whose keys cannot
-// be fetched answers context_unavailable, not unauthenticated.
+// resource whatever the request's host, served also at its own
+// well-known path, which /mcp's challenge names; and an issuer whose keys
+// cannot be fetched answers context_unavailable, not unauthenticated.
 func TestServeOIDCResource(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-r", "--activate")
 	iss := newTestIssuer(t)
 	cfg := testConfig(50 * time.Millisecond)
 	cfg.OIDC = iss.config()
-	cfg.OIDC.Resource = "https://docs.example.com/mcp"
+	cfg.OIDC.Resource = "https://docs.example.com/tzctx/mcp"
 	srv := startServer(t, dataDir, cfg)
-	resp, err := httpClient.Get(srv.base + "/.well-known/oauth-protected-resource/mcp")
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"/.well-known/oauth-protected-resource/tzctx/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := httpClient.Get(srv.base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&meta)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || meta["resource"] != cfg.OIDC.Resource {
+			t.Errorf("GET %s: %d, resource %v; want the configured %s", p, resp.StatusCode, meta["resource"], cfg.OIDC.Resource)
+		}
 	}
-	var meta map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&meta)
-	resp.Body.Close()
-	if meta["resource"] != "https://docs.example.com/mcp" {
-		t.Errorf("metadata resource %v, want the configured https://docs.example.com/mcp", meta["resource"])
+	resp, _ := rawPost(t, srv.base+"/mcp", "tzctx_unknown", initializeBody)
+	if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `resource_metadata="`+srv.base+`/.well-known/oauth-protected-resource/tzctx/mcp"`) {
+		t.Errorf("/mcp challenge %q does not name the configured resource's metadata", ch)
 	}
 
 	iss.jwks.Close()

@@ -92,17 +92,16 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	resourceMetadata := ""
-	if cfg.OIDC != nil {
-		resourceMetadata = mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
-	}
 	mcpHandler := fe.mcp.HTTPHandler(mcp.HTTPOptions{
 		Resolver:         fe.resolver,
 		BodyLimit:        cfg.BodyLimitBytes,
 		AllowedOrigins:   cfg.MCPAllowedOrigins,
-		ResourceMetadata: resourceMetadata,
+		ResourceMetadata: resourceMetadataPath(cfg.OIDC),
 	})
+	mux := http.NewServeMux()
+	if cfg.OIDC != nil {
+		mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
+	}
 	mux.Handle("/mcp", accessLogged(mcpHandler, log))
 	mux.Handle("/", e)
 	srv := &http.Server{
