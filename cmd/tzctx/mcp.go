@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/identity"
@@ -54,7 +53,10 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 		return nil, fmt.Errorf("the embedded contract set: %w", err)
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
-	creds := identity.NewStatic(cfg.Credentials)
+	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
+	if err != nil {
+		return nil, err
+	}
 	rw, err := records.Open(filepath.Join(dataDir, "records"), records.Options{
 		RetentionDays: cfg.Records.RetentionDays, MaxBytes: cfg.Records.MaxBytes, Logger: log})
 	if err != nil {
@@ -160,7 +162,7 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 	defer closeFrontEnds(fe, log)
 	id, err := fe.resolver.Resolve(ctx, token)
 	if err != nil {
-		return fmt.Errorf("--token: %s", tzctx.ErrorCode(err)+": the credential is not in the configuration's credentials")
+		return fmt.Errorf("--token: %w", err)
 	}
 	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
 	log.Info("serving MCP over stdio", "data", dataDir, "credential", id.Credential, "account", id.Account)

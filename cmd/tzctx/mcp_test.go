@@ -178,8 +178,8 @@ func TestMCPStdioProcesses(t *testing.T) {
 			t.Errorf("the %s process's stderr holds no call record:\n%s", name, logs)
 		}
 	}
-	if !strings.Contains(signedErr.String(), "account=bea") {
-		t.Error("the signed-in process's records do not name its credential subject")
+	if logs := signedErr.String(); !strings.Contains(logs, "credential="+identity.SHA256("tok-b")[:12]) || !strings.Contains(logs, "account=bea") {
+		t.Error("the signed-in process's records do not name its credential's hash prefix and account")
 	}
 }
 

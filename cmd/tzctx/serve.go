@@ -94,11 +94,15 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		return err
 	}
 	mcpHandler := fe.mcp.HTTPHandler(mcp.HTTPOptions{
-		Resolver:       fe.resolver,
-		BodyLimit:      cfg.BodyLimitBytes,
-		AllowedOrigins: cfg.MCPAllowedOrigins,
+		Resolver:         fe.resolver,
+		BodyLimit:        cfg.BodyLimitBytes,
+		AllowedOrigins:   cfg.MCPAllowedOrigins,
+		ResourceMetadata: resourceMetadataPath(cfg.OIDC),
 	})
 	mux := http.NewServeMux()
+	if cfg.OIDC != nil {
+		mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
+	}
 	mux.Handle("/mcp", accessLogged(mcpHandler, log))
 	mux.Handle("/", e)
 	srv := newHTTPServer(cfg, mux)

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -355,6 +354,8 @@ func TestServeCommandRefusesBadConfig(t *testing.T) {
 		{"bad duration", `{"watch_interval": 5}`, `durations are strings`},
 		{"bad duration text", `{"read_timeout": "soon"}`, `invalid duration`},
 		{"not json", `{`, "config "},
+		{"oidc without audience", `{"oidc": {"issuer": "https://id.example.com", "jwks_url": "https://id.example.com/keys"}}`, "oidc.audience: is missing"},
+		{"clear tokens", `{"credentials": {"tok": {"subject": "a"}}}`, "tzctx token new"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -371,10 +372,6 @@ func TestServeCommandRefusesBadConfig(t *testing.T) {
 				t.Errorf("a refused config still ingested: %v", v)
 			}
 		})
-	}
-	// A missing file is the defaults, as the configuration page says.
-	if c, err := loadConfig(filepath.Join(dir, "absent.json")); err != nil || !reflect.DeepEqual(c, defaultConfig()) {
-		t.Errorf("a missing config: %+v, %v; want the defaults", c, err)
 	}
 	if r := runCLI(t, t.TempDir(), "serve", "extra"); r.err == nil {
 		t.Error("serve with an argument succeeded")

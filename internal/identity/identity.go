@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
@@ -77,6 +78,54 @@ func (s *Static) lookup(bearer string) (tzctx.Identity, bool) {
 		Profiles:    append([]string(nil), c.Profiles...),
 		Admin:       c.Admin,
 	}, true
+}
+
+// Resolver resolves every bearer credential a caller may present: none is
+// the anonymous caller, a configured token is found by its SHA-256, and,
+// where an issuer is configured, a JWT is verified against the issuer's
+// keys. Anything else is refused unauthenticated.
+type Resolver struct {
+	static *Static
+	oidc   *oidcVerifier
+}
+
+var _ dispatch.Resolver = (*Resolver)(nil)
+
+// New returns the resolver of the configured credentials creds and, where
+// oc is not nil, of the JWTs its issuer signs. It fetches nothing: the
+// issuer's keys are fetched, in the background of ctx (whose
+// cancellation does not stop them), when the first JWT is verified, and
+// again on a key ID not seen yet. It refuses an oc that Check refuses.
+func New(ctx context.Context, creds []Credential, oc *OIDCConfig) (*Resolver, error) {
+	r := &Resolver{static: NewStatic(creds)}
+	if oc != nil {
+		c := *oc
+		if err := c.Check(); err != nil {
+			return nil, fmt.Errorf("oidc.%w", err)
+		}
+		r.oidc = newOIDCVerifier(ctx, c)
+	}
+	return r, nil
+}
+
+// Resolve implements dispatch.Resolver. A configured token is looked up
+// first, whatever its form; a credential with the form of a JWT (IsJWT)
+// is then verified where an issuer is configured. A JWT is refused when
+// its signature, iss, aud, exp or nbf does not hold, when its account
+// claim is not a non-empty string or its profiles claim is not an array
+// of strings; where the issuer's keys cannot be fetched it is answered
+// context_unavailable, since the credential may be good.
+func (r *Resolver) Resolve(ctx context.Context, bearer string) (tzctx.Identity, error) {
+	if bearer == "" {
+		return tzctx.Identity{}, nil
+	}
+	if id, ok := r.static.lookup(bearer); ok {
+		return id, nil
+	}
+	if r.oidc != nil && IsJWT(bearer) {
+		return r.oidc.resolve(ctx, bearer)
+	}
+	return tzctx.Identity{}, ErrUnknown()
 }
 
 // ErrUnknown is the refusal of a credential that names no caller.

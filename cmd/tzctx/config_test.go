@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/turnzerocloud/tzctx/internal/identity"
+)
+
+// TestLoadConfigFaults: each fault of a configuration file stops the
+// loader with an error that names the file, the member and what to do.
+func TestLoadConfigFaults(t *testing.T) {
+	sum := identity.SHA256("tok")
+	cred := func(extra string) string {
+		return `{"credentials": [{"token_sha256": "` + sum + `", "account": "acme"` + extra + `}]}`
+	}
+	oidc := func(members string) string { return `{"oidc": {` + members + `}}` }
+	const good = `"issuer": "https://id.example.com", "audience": "tzctx", "jwks_url": "https://id.example.com/keys"`
+	cases := []struct {
+		name, json string
+		want       []string
+	}{
+		{"clear-token table", `{"credentials": {"tok-a": {"subject": "acme", "profiles": ["blueprint"]}}}`,
+			[]string{"credentials: a table of clear tokens is no longer read", "tzctx token new --account A --application B", `"credentials" array`, "sha256sum"}},
+		{"token_sha256 not hex", `{"credentials": [{"token_sha256": "tok", "account": "acme"}]}`,
+			[]string{"credentials[0].token_sha256: must be 64 hex digits", "tzctx token new"}},
+		{"token_sha256 short", `{"credentials": [{"token_sha256": "` + sum[:62] + `", "account": "acme"}]}`,
+			[]string{"credentials[0].token_sha256: must be 64 hex digits"}},
+		{"token_sha256 missing", `{"credentials": [{"account": "acme"}]}`,
+			[]string{"credentials[0].token_sha256: must be 64 hex digits"}},
+		{"duplicate token", `{"credentials": [{"token_sha256": "` + sum + `", "account": "a"}, {"token_sha256": "` + strings.ToUpper(sum) + `", "account": "b"}]}`,
+			[]string{"credentials[1].token_sha256: the same token as credentials[0]"}},
+		{"missing account", `{"credentials": [{"token_sha256": "` + sum + `", "application": "x"}]}`,
+			[]string{"credentials[0].account: is missing"}},
+		{"empty profile", cred(`, "profiles": ["blueprint", ""]`),
+			[]string{"credentials[0].profiles[1]: is empty"}},
+		{"unknown credential member", cred(`, "subject": "acme"`),
+			[]string{`unknown field "subject"`}},
+		{"bad tree access", `{"trees": {"cloud": "everyone"}}`,
+			[]string{`trees.cloud: "everyone" must be anonymous, signed_in or product_profile:<name>`}},
+		{"bad tree name", `{"trees": {"manual": "anonymous"}}`,
+			[]string{`trees: "manual" is not a tree name`}},
+		{"negative retention", `{"records": {"retention_days": -1}}`,
+			[]string{"records.retention_days: -1 is negative"}},
+		{"negative max bytes", `{"records": {"max_bytes": -5}}`,
+			[]string{"records.max_bytes: -5 is negative"}},
+		{"oidc without issuer", oidc(`"audience": "tzctx", "jwks_url": "https://id.example.com/keys"`),
+			[]string{`oidc.issuer: "" must be an absolute http(s) URL`}},
+		{"oidc issuer not a URL", oidc(`"issuer": "id.example.com", "audience": "tzctx", "jwks_url": "https://id.example.com/keys"`),
+			[]string{`oidc.issuer: "id.example.com" must be an absolute http(s) URL`}},
+		{"oidc jwks_url relative", oidc(`"issuer": "https://id.example.com", "audience": "tzctx", "jwks_url": "/keys"`),
+			[]string{`oidc.jwks_url: "/keys" must be an absolute http(s) URL`}},
+		{"oidc jwks_url of another scheme", oidc(`"issuer": "https://id.example.com", "audience": "tzctx", "jwks_url": "file:///etc/keys"`),
+			[]string{`oidc.jwks_url: "file:///etc/keys" must be an absolute http(s) URL`}},
+		{"oidc without audience", oidc(`"issuer": "https://id.example.com", "jwks_url": "https://id.example.com/keys"`),
+			[]string{"oidc.audience: is missing"}},
+		{"oidc resource not a URL", oidc(good + `, "resource": "/mcp"`),
+			[]string{`oidc.resource: "/mcp" must be the absolute http(s) URL of this server's /mcp`}},
+		{"oidc unknown member", oidc(good + `, "client_secret": "s"`),
+			[]string{`unknown field "client_secret"`}},
+		{"oidc not an object", `{"oidc": "https://id.example.com"}`,
+			[]string{"cannot unmarshal string"}},
+		{"unknown member", `{"adress": "127.0.0.1:9"}`,
+			[]string{`unknown field "adress"`, "configuration page of the cloud manual"}},
+		{"not JSON", `{`, []string{"unexpected EOF"}},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(dir, fmt.Sprintf("case%02d.json", i))
+			if err := os.WriteFile(f, []byte(c.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := loadConfig(f)
+			if err == nil {
+				t.Fatalf("loadConfig(%s) = nil error", c.json)
+			}
+			if !strings.HasPrefix(err.Error(), "config "+f+": ") {
+				t.Errorf("error %q does not start by naming the file", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadConfigDefaults: no path, or a path where no file is, is the
+// defaults; a good file's digests are lowercased and the oidc claim names
+// defaulted.
+func TestLoadConfigDefaults(t *testing.T) {
+	for _, p := range []string{"", filepath.Join(t.TempDir(), "absent.json")} {
+		c, err := loadConfig(p)
+		if err != nil || !reflect.DeepEqual(c, defaultConfig()) {
+			t.Errorf("loadConfig(%q) = %+v, %v; want the defaults", p, c, err)
+		}
+	}
+	sum := identity.SHA256("tok")
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	body := `{"credentials": [{"token_sha256": "` + strings.ToUpper(sum) + `", "account": "acme", "profiles": ["blueprint"]}],
+		"oidc": {"issuer": "https://id.example.com", "audience": "tzctx", "jwks_url": "https://id.example.com/keys", "resource": "https://docs.example.com/mcp"}}`
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Credentials[0].TokenSHA256 != sum {
+		t.Errorf("token_sha256 %q, want it lowercased to %q", c.Credentials[0].TokenSHA256, sum)
+	}
+	want := identity.OIDCConfig{Issuer: "https://id.example.com", Audience: "tzctx", JWKSURL: "https://id.example.com/keys", AccountClaim: "sub", ProfilesClaim: "tzctx_profiles", Resource: "https://docs.example.com/mcp"}
+	if c.OIDC == nil || *c.OIDC != want {
+		t.Errorf("oidc %+v, want %+v", c.OIDC, want)
+	}
+	if c.Addr != defaultConfig().Addr || c.Records != defaultConfig().Records {
+		t.Errorf("members the file leaves out are not the defaults: %+v", c)
+	}
+}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+)
+
+// testIssuer is an OIDC issuer on loopback: its JWKS endpoint serves the
+// public half of one RSA key, and it signs tokens with that key or with
+// another one the JWKS does not list.
+type testIssuer struct {
+	url      string
+	key      *rsa.PrivateKey
+	stranger *rsa.PrivateKey
+	jwks     *httptest.Server
+	fetches  atomic.Int64
+}
+
+func newTestIssuer(t *testing.T) *testIssuer {
+	t.Helper()
+	iss := &testIssuer{url: "https://id.example.test"}
+	var err error
+	if iss.key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		t.Fatal(err)
+	}
+	if iss.stranger, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		t.Fatal(err)
+	}
+	iss.jwks = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		iss.fetches.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: iss.key.Public(), KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
+	}))
+	t.Cleanup(iss.jwks.Close)
+	return iss
+}
+
+// config is the oidc member naming this issuer, with the audience tzctx.
+func (iss *testIssuer) config() *identity.OIDCConfig {
+	return &identity.OIDCConfig{Issuer: iss.url, Audience: "tzctx", JWKSURL: iss.jwks.URL}
+}
+
+// token signs claims over good defaults (account acme, the blueprint
+// profile, an hour to live); a nil value drops a claim.
+func (iss *testIssuer) token(t *testing.T, over map[string]any) string {
+	t.Helper()
+	return iss.signed(t, iss.key, "k1", over)
+}
+
+func (iss *testIssuer) signed(t *testing.T, key *rsa.PrivateKey, kid string, over map[string]any) string {
+	t.Helper()
+	now := time.Now()
+	c := map[string]any{"iss": iss.url, "aud": "tzctx", "sub": "acme", "azp": "docs-agent", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "tzctx_profiles": []string{"blueprint"}}
+	for k, v := range over {
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(c)
+	obj, err := s.Sign(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := obj.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// mcpSession initializes an MCP session over base's /mcp with a bearer
+// token and returns the client.
+func mcpSession(t *testing.T, base, token string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatalf("initialize /mcp with a bearer JWT: %v", err)
+	}
+	return c
+}
+
+// rawPost POSTs body to url with a bearer token and returns the response
+// and its body.
+func rawPost(t *testing.T, url, token, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, raw
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+
+// TestServeOIDC: through a real serve with an oidc member, a JWT the
+// issuer signed with the blueprint profile reads the blueprint tree over
+// the HTTP API and over /mcp; an expired one, one for another audience
+// and one of a key the issuer does not list are refused 401 with a
+// Bearer challenge on both, /mcp's naming the resource metadata, which
+// names the issuer. Configured tokens still work beside JWTs.
+func TestServeOIDC(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-1", "--activate")
+	iss := newTestIssuer(t)
+	cfg := testConfig(50 * time.Millisecond)
+	cfg.OIDC = iss.config()
+	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-static"), Account: "ops", Application: "cli", Profiles: []string{"blueprint"}}}
+	srv := startServer(t, dataDir, cfg)
+	want := storedText(t, dataDir, "blueprint", "index")
+
+	good := iss.token(t, nil)
+	for name, tok := range map[string]string{"JWT": good, "static token": "tok-static"} {
+		code, a, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+tok)
+		if err != nil || code != http.StatusOK || a.Text != want {
+			t.Errorf("HTTP blueprint read with a %s: %d %.300s (%v)", name, code, raw, err)
+		}
+	}
+	if code, a, raw, _ := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}); code != http.StatusBadRequest || a.Error == nil || !strings.Contains(a.Error.Detail, "not readable") {
+		t.Errorf("anonymous blueprint read beside OIDC: %d %.200s, want 400 not readable", code, raw)
+	}
+	noProfile := iss.token(t, map[string]any{"tzctx_profiles": nil})
+	if code, _, raw, _ := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+noProfile); code != http.StatusBadRequest {
+		t.Errorf("HTTP blueprint read with a JWT without the profile: %d %.200s, want 400", code, raw)
+	}
+
+	c := mcpSession(t, srv.base, good)
+	res := mcpCall(t, c, "read_documentation", map[string]any{"tree": "blueprint"})
+	var got struct {
+		Text string `json:"text"`
+	}
+	if b, _ := json.Marshal(res.StructuredContent); res.IsError || json.Unmarshal(b, &got) != nil || got.Text != want {
+		t.Errorf("MCP blueprint read with a JWT: isError %v, %.300v", res.IsError, res.StructuredContent)
+	}
+
+	metaURL := srv.base + "/.well-known/oauth-protected-resource/mcp"
+	refusals := map[string]struct{ token, says string }{
+		"expired":        {iss.token(t, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}), "has expired"},
+		"wrong audience": {iss.token(t, map[string]any{"aud": "another-service"}), `its audience (aud) does not include "tzctx"`},
+		"unknown kid":    {iss.signed(t, iss.stranger, "k2", nil), "signed by an unknown key"},
+	}
+	for name, r := range refusals {
+		resp, raw := rawPost(t, srv.base+"/api/v1/actions/read_documentation", r.token, `{"tree":"blueprint"}`)
+		var body answer
+		_ = json.Unmarshal(raw, &body)
+		if resp.StatusCode != http.StatusUnauthorized || body.Error == nil || body.Error.Code != "unauthenticated" || !strings.Contains(body.Error.Detail, r.says) {
+			t.Errorf("HTTP, %s JWT: %d %s; want 401 unauthenticated saying %q", name, resp.StatusCode, raw, r.says)
+		}
+		if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, "Bearer") {
+			t.Errorf("HTTP, %s JWT: WWW-Authenticate %q, want a Bearer challenge", name, ch)
+		}
+		if strings.Contains(string(raw), r.token) {
+			t.Errorf("HTTP, %s JWT: the refusal echoes the token", name)
+		}
+
+		resp, raw = rawPost(t, srv.base+"/mcp", r.token, initializeBody)
+		ch := resp.Header.Get("WWW-Authenticate")
+		var rpc struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &rpc)
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(ch, "Bearer") || !strings.Contains(rpc.Error.Message, r.says) {
+			t.Errorf("/mcp, %s JWT: %d %s, WWW-Authenticate %q; want 401 with a Bearer challenge saying %q", name, resp.StatusCode, raw, ch, r.says)
+		}
+		if !strings.Contains(ch, `resource_metadata="`+metaURL+`"`) {
+			t.Errorf("/mcp, %s JWT: WWW-Authenticate %q does not name resource_metadata %q", name, ch, metaURL)
+		}
+	}
+
+	// The metadata the challenge names, and the bare well-known path.
+	for _, u := range []string{metaURL, srv.base + "/.well-known/oauth-protected-resource"} {
+		resp, err := httpClient.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta struct {
+			Resource             string   `json:"resource"`
+			AuthorizationServers []string `json:"authorization_servers"`
+			BearerMethods        []string `json:"bearer_methods_supported"`
+			ResourceName         string   `json:"resource_name"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&meta)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Fatalf("GET %s: %d %s (%v)", u, resp.StatusCode, resp.Header.Get("Content-Type"), err)
+		}
+		if fmt.Sprint(meta.AuthorizationServers) != "["+iss.url+"]" || meta.Resource != srv.base+"/mcp" || fmt.Sprint(meta.BearerMethods) != "[header]" || meta.ResourceName != "tzctx" {
+			t.Errorf("GET %s: %+v; want resource %s/mcp, authorization_servers [%s], bearer_methods_supported [header]", u, meta, srv.base, iss.url)
+		}
+	}
+}
+
+// TestServeOIDCResource: a configured oidc.resource is the metadata's
+// resource whatever the request's host, served also at its own
+// well-known path, which /mcp's challenge names; and an issuer whose keys
+// cannot be fetched answers context_unavailable, not unauthenticated.
+func TestServeOIDCResource(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-r", "--activate")
+	iss := newTestIssuer(t)
+	cfg := testConfig(50 * time.Millisecond)
+	cfg.OIDC = iss.config()
+	cfg.OIDC.Resource = "https://docs.example.com/tzctx/mcp"
+	srv := startServer(t, dataDir, cfg)
+	for _, p := range []string{"/.well-known/oauth-protected-resource/tzctx/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := httpClient.Get(srv.base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&meta)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || meta["resource"] != cfg.OIDC.Resource {
+			t.Errorf("GET %s: %d, resource %v; want the configured %s", p, resp.StatusCode, meta["resource"], cfg.OIDC.Resource)
+		}
+	}
+	resp, _ := rawPost(t, srv.base+"/mcp", "tzctx_unknown", initializeBody)
+	if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `resource_metadata="`+srv.base+`/.well-known/oauth-protected-resource/tzctx/mcp"`) {
+		t.Errorf("/mcp challenge %q does not name the configured resource's metadata", ch)
+	}
+
+	iss.jwks.Close()
+	tok := iss.token(t, nil)
+	code, a, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+tok)
+	if err != nil || code != http.StatusServiceUnavailable || a.Error == nil || a.Error.Code != "context_unavailable" || !strings.Contains(a.Error.Detail, "identity provider's keys could not be fetched") {
+		t.Errorf("a JWT while the issuer's JWKS is down: %d %s (%v), want 503 context_unavailable", code, raw, err)
+	}
+}
+
+// TestServeWithoutOIDC: without an oidc member no metadata is served, a
+// JWT is an unknown token, and /mcp's challenge names no metadata.
+func TestServeWithoutOIDC(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "plain", "--activate")
+	iss := newTestIssuer(t)
+	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
+	if resp, err := httpClient.Get(srv.base + "/.well-known/oauth-protected-resource/mcp"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("metadata without oidc: %v %v, want 404", resp.StatusCode, err)
+	} else {
+		resp.Body.Close()
+	}
+	resp, raw := rawPost(t, srv.base+"/mcp", iss.token(t, nil), initializeBody)
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || strings.Contains(ch, "resource_metadata") || !strings.Contains(string(raw), "not known") {
+		t.Errorf("a JWT without oidc: %d %s, WWW-Authenticate %q; want 401 not known, no resource_metadata", resp.StatusCode, raw, ch)
+	}
+	if iss.fetches.Load() != 0 {
+		t.Error("the JWKS was fetched without an oidc member")
+	}
+}
+
+// TestMCPStdioOIDC: tzctx mcp --token resolves a JWT at start-up: a good
+// one reads blueprint over stdio, and a refused one stops the command
+// with the reason.
+func TestMCPStdioOIDC(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-s", "--activate")
+	iss := newTestIssuer(t)
+	cfg := testConfig(time.Second)
+	cfg.OIDC = iss.config()
+
+	in := strings.Join([]string{
+		initializeBody,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"blueprint"}}}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := serveStdio(context.Background(), dataDir, cfg, iss.token(t, nil), strings.NewReader(in), &out, log); err != nil {
+		t.Fatalf("serveStdio with a good JWT: %v", err)
+	}
+	var call struct {
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				Text string `json:"text"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	found := false
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":2,`) {
+			found = json.Unmarshal([]byte(line), &call) == nil
+		}
+	}
+	if !found || call.Result.IsError || call.Result.StructuredContent.Text != storedText(t, dataDir, "blueprint", "index") {
+		t.Errorf("stdio blueprint read with a JWT: %.500s", out.String())
+	}
+
+	cfgPath := filepath.Join(t.TempDir(), "tzctx.json")
+	b, _ := json.Marshal(map[string]any{"oidc": cfg.OIDC})
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ token, says string }{
+		"expired":      {iss.token(t, map[string]any{"exp": time.Now().Add(-time.Hour).Unix()}), "--token: unauthenticated: the bearer JWT has expired"},
+		"no account":   {iss.token(t, map[string]any{"sub": nil}), `--token: unauthenticated: the bearer JWT has no "sub" claim`},
+		"unknown":      {"tzctx_nope", "--token: unauthenticated: the bearer credential is not known"},
+		"wrong issuer": {iss.token(t, map[string]any{"iss": "https://other.test"}), "was not issued by https://id.example.test"},
+	} {
+		r := runCLI(t, dataDir, "mcp", "--config", cfgPath, "--token", c.token)
+		if r.err == nil || !strings.Contains(r.err.Error(), c.says) || r.stdout != "" {
+			t.Errorf("tzctx mcp --token (%s): err %v, stdout %q; want a refusal saying %q", name, r.err, r.stdout, c.says)
+		}
+	}
+	iss.jwks.Close()
+	r := runCLI(t, dataDir, "mcp", "--config", cfgPath, "--token", iss.token(t, nil))
+	if r.err == nil || !strings.Contains(r.err.Error(), "--token: context_unavailable: the identity provider's keys could not be fetched; try again later") {
+		t.Errorf("tzctx mcp --token with the issuer down: %v", r.err)
+	}
+}
