@@ -56,10 +56,10 @@ const (
 	tokenPlain     = "tok-plain"
 )
 
-var testCredentials = identity.NewStatic([]identity.Credential{
+var testCredentials = []identity.Credential{
 	{TokenSHA256: identity.SHA256(tokenBlueprint), Account: "bea", Application: "agent", Profiles: []string{"blueprint"}},
 	{TokenSHA256: identity.SHA256(tokenPlain), Account: "pat", Application: "agent"},
-})
+}
 
 // memRecorder keeps every record of the dispatcher.
 type memRecorder struct {
@@ -88,6 +88,10 @@ type fixture struct {
 	rec  *memRecorder
 	base string
 	cat  *catalog.Catalog
+	// issuer signs the JWTs of OIDC callers; resolver resolves them and
+	// the test credentials.
+	issuer   *testkit.Issuer
+	resolver *identity.Resolver
 }
 
 // newFixture serves the sample version; skills, where given, are the
@@ -103,14 +107,18 @@ func newFixture(t *testing.T, skills ...catalog.Skill) *fixture {
 		t.Fatal(err)
 	}
 	reader := query.NewReader(query.Config{Limits: c.Limits(), Origin: "https://turnzero.ai", Access: query.DefaultAccess(), Catalog: cat}, sample)
-	f := &fixture{rec: &memRecorder{}, cat: cat}
-	if f.d, err = plane.New(reader, testCredentials, f.rec); err != nil {
+	f := &fixture{rec: &memRecorder{}, cat: cat, issuer: testkit.NewIssuer(t)}
+	f.resolver, err = identity.New(context.Background(), testCredentials, &identity.OIDCConfig{Issuer: f.issuer.URL, Audience: f.issuer.Audience, JWKSURL: f.issuer.JWKSURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.d, err = plane.New(reader, f.resolver, f.rec); err != nil {
 		t.Fatal(err)
 	}
 	if f.s, err = mcp.New(f.d, mcp.Options{Catalog: cat, TextMaxLimit: c.Limits().TextMaxLimit}); err != nil {
 		t.Fatal(err)
 	}
-	f.h = f.s.HTTPHandler(mcp.HTTPOptions{Resolver: testCredentials, BodyLimit: 64 << 10, AllowedOrigins: []string{"https://agents.example"}})
+	f.h = f.s.HTTPHandler(mcp.HTTPOptions{Resolver: f.resolver, BodyLimit: 64 << 10, AllowedOrigins: []string{"https://agents.example"}})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", f.h)
 	mux.Handle("/", api.New(f.d, api.Options{BodyLimit: "64KB"}))
@@ -169,7 +177,7 @@ func (f *fixture) httpClient(t *testing.T, token string) *client.Client {
 // caller of token ("" for none).
 func (f *fixture) stdioClient(t *testing.T, token string) *client.Client {
 	t.Helper()
-	id, err := testCredentials.Resolve(context.Background(), token)
+	id, err := f.resolver.Resolve(context.Background(), token)
 	if err != nil {
 		t.Fatal(err)
 	}

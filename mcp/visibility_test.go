@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -21,12 +22,18 @@ type caller struct {
 	holder bool // holds the blueprint product profile
 }
 
-// callers are the three identities of the visibility tests: anonymous,
-// signed in without the blueprint profile, and its holder.
-var callers = []caller{
-	{"anonymous", "", false},
-	{"signed in", tokenPlain, false},
-	{"holder", tokenBlueprint, true},
+// callers are the identities of the visibility tests: anonymous, signed
+// in without the blueprint profile, and its holder, each by a configured
+// token, and OIDC callers with and without the profile, whose JWTs the
+// fixture's issuer signs.
+func (f *fixture) callers(t *testing.T) []caller {
+	return []caller{
+		{"anonymous", "", false},
+		{"signed in", tokenPlain, false},
+		{"holder", tokenBlueprint, true},
+		{"oidc signed in", f.issuer.Token(t, map[string]any{"tzctx_profiles": nil}), false},
+		{"oidc holder", f.issuer.Token(t, nil), true},
+	}
 }
 
 // notReadable is read_documentation's refusal of blueprint to a caller
@@ -97,7 +104,7 @@ func TestGatedTreeOnEverySurface(t *testing.T) {
 	}
 	stamps := map[bool]map[string]bool{true: {}, false: {}}
 	var prompts []string
-	for _, c := range callers {
+	for _, c := range f.callers(t) {
 		t.Run(c.name, func(t *testing.T) {
 			want := func(what string, a apiAnswer, refused string) {
 				t.Helper()
@@ -184,10 +191,10 @@ func TestGatedTreeOnEverySurface(t *testing.T) {
 					t.Errorf("%s: resources %v, want the catalog's %v", name, uris, wantURIs)
 				}
 				for uri, refused := range map[string]string{
-					mcp.ContextURI("docs:blueprint"):               "context_not_found",
-					mcp.ContextURI("docs:blueprint:full"):          "context_not_found",
-					mcp.PageURI("blueprint", "limits"): "invalid_request: " + notReadable,
-					mcp.OutlineURI("blueprint"):                    "invalid_request: " + notReadable,
+					mcp.ContextURI("docs:blueprint"):      "context_not_found",
+					mcp.ContextURI("docs:blueprint:full"): "context_not_found",
+					mcp.PageURI("blueprint", "limits"):    "invalid_request: " + notReadable,
+					mcp.OutlineURI("blueprint"):           "invalid_request: " + notReadable,
 				} {
 					res, err := readResource(mc, uri)
 					switch {
@@ -248,4 +255,41 @@ func searchMatchLimit(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return c.Limits().SearchMatchLimit
+}
+
+// TestBadJWTsAreRefusedOnEveryTransport: an expired JWT, one for another
+// audience and one signed by a key the issuer's JWKS does not list are
+// each refused 401 unauthenticated with a Bearer challenge by the HTTP API
+// and by /mcp, and recorded so.
+func TestBadJWTsAreRefusedOnEveryTransport(t *testing.T) {
+	f := newFixture(t)
+	for name, tok := range map[string]string{
+		"expired":        f.issuer.Token(t, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}),
+		"wrong audience": f.issuer.Token(t, map[string]any{"aud": "another-service"}),
+		"unknown kid":    f.issuer.StrangerToken(t, "k9", nil),
+	} {
+		for _, url := range []string{f.base + "/api/v1/actions/read_documentation", f.base + "/mcp"} {
+			body := `{"tree":"cloud"}`
+			if strings.HasSuffix(url, "/mcp") {
+				body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud"}}}`
+			}
+			before := len(f.rec.all())
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("%s at %s: %d %q, want 401 with a Bearer challenge", name, url, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+			recs := f.rec.all()[before:]
+			if len(recs) != 1 || recs[0].Code != "unauthenticated" || recs[0].Action != "read_documentation" {
+				t.Errorf("%s at %s: records %+v, want one unauthenticated read_documentation", name, url, recs)
+			}
+		}
+	}
 }

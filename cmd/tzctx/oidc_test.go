@@ -3,22 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -27,73 +22,9 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
-// testIssuer is an OIDC issuer on loopback: its JWKS endpoint serves the
-// public half of one RSA key, and it signs tokens with that key or with
-// another one the JWKS does not list.
-type testIssuer struct {
-	url      string
-	key      *rsa.PrivateKey
-	stranger *rsa.PrivateKey
-	jwks     *httptest.Server
-	fetches  atomic.Int64
-}
-
-func newTestIssuer(t *testing.T) *testIssuer {
-	t.Helper()
-	iss := &testIssuer{url: "https://id.example.test"}
-	var err error
-	if iss.key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
-		t.Fatal(err)
-	}
-	if iss.stranger, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
-		t.Fatal(err)
-	}
-	iss.jwks = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		iss.fetches.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: iss.key.Public(), KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
-	}))
-	t.Cleanup(iss.jwks.Close)
-	return iss
-}
-
-// config is the oidc member naming this issuer, with the audience tzctx.
-func (iss *testIssuer) config() *identity.OIDCConfig {
-	return &identity.OIDCConfig{Issuer: iss.url, Audience: "tzctx", JWKSURL: iss.jwks.URL}
-}
-
-// token signs claims over good defaults (account acme, the blueprint
-// profile, an hour to live); a nil value drops a claim.
-func (iss *testIssuer) token(t *testing.T, over map[string]any) string {
-	t.Helper()
-	return iss.signed(t, iss.key, "k1", over)
-}
-
-func (iss *testIssuer) signed(t *testing.T, key *rsa.PrivateKey, kid string, over map[string]any) string {
-	t.Helper()
-	now := time.Now()
-	c := map[string]any{"iss": iss.url, "aud": "tzctx", "sub": "acme", "azp": "docs-agent", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "tzctx_profiles": []string{"blueprint"}}
-	for k, v := range over {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = v
-		}
-	}
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(c)
-	obj, err := s.Sign(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := obj.CompactSerialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+// oidcConfig is the oidc member naming a test issuer.
+func oidcConfig(iss *testkit.Issuer) *identity.OIDCConfig {
+	return &identity.OIDCConfig{Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.JWKSURL}
 }
 
 // mcpSession initializes an MCP session over base's /mcp with a bearer
@@ -149,14 +80,14 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 func TestServeOIDC(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-1", "--activate")
-	iss := newTestIssuer(t)
+	iss := testkit.NewIssuer(t)
 	cfg := testConfig(50 * time.Millisecond)
-	cfg.OIDC = iss.config()
+	cfg.OIDC = oidcConfig(iss)
 	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-static"), Account: "ops", Application: "cli", Profiles: []string{"blueprint"}}}
 	srv := startServer(t, dataDir, cfg)
 	want := storedText(t, dataDir, "blueprint", "index")
 
-	good := iss.token(t, nil)
+	good := iss.Token(t, nil)
 	for name, tok := range map[string]string{"JWT": good, "static token": "tok-static"} {
 		code, a, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+tok)
 		if err != nil || code != http.StatusOK || a.Text != want {
@@ -166,7 +97,7 @@ func TestServeOIDC(t *testing.T) {
 	if code, a, raw, _ := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}); code != http.StatusBadRequest || a.Error == nil || !strings.Contains(a.Error.Detail, "not readable") {
 		t.Errorf("anonymous blueprint read beside OIDC: %d %.200s, want 400 not readable", code, raw)
 	}
-	noProfile := iss.token(t, map[string]any{"tzctx_profiles": nil})
+	noProfile := iss.Token(t, map[string]any{"tzctx_profiles": nil})
 	if code, _, raw, _ := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+noProfile); code != http.StatusBadRequest {
 		t.Errorf("HTTP blueprint read with a JWT without the profile: %d %.200s, want 400", code, raw)
 	}
@@ -182,9 +113,9 @@ func TestServeOIDC(t *testing.T) {
 
 	metaURL := srv.base + "/.well-known/oauth-protected-resource/mcp"
 	refusals := map[string]struct{ token, says string }{
-		"expired":        {iss.token(t, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}), "has expired"},
-		"wrong audience": {iss.token(t, map[string]any{"aud": "another-service"}), `its audience (aud) does not include "tzctx"`},
-		"unknown kid":    {iss.signed(t, iss.stranger, "k2", nil), "signed by an unknown key"},
+		"expired":        {iss.Token(t, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}), "has expired"},
+		"wrong audience": {iss.Token(t, map[string]any{"aud": "another-service"}), `its audience (aud) does not include "tzctx"`},
+		"unknown kid":    {iss.StrangerToken(t, "k2", nil), "signed by an unknown key"},
 	}
 	for name, r := range refusals {
 		resp, raw := rawPost(t, srv.base+"/api/v1/actions/read_documentation", r.token, `{"tree":"blueprint"}`)
@@ -233,8 +164,8 @@ func TestServeOIDC(t *testing.T) {
 		if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 			t.Fatalf("GET %s: %d %s (%v)", u, resp.StatusCode, resp.Header.Get("Content-Type"), err)
 		}
-		if fmt.Sprint(meta.AuthorizationServers) != "["+iss.url+"]" || meta.Resource != srv.base+"/mcp" || fmt.Sprint(meta.BearerMethods) != "[header]" || meta.ResourceName != "tzctx" {
-			t.Errorf("GET %s: %+v; want resource %s/mcp, authorization_servers [%s], bearer_methods_supported [header]", u, meta, srv.base, iss.url)
+		if fmt.Sprint(meta.AuthorizationServers) != "["+iss.URL+"]" || meta.Resource != srv.base+"/mcp" || fmt.Sprint(meta.BearerMethods) != "[header]" || meta.ResourceName != "tzctx" {
+			t.Errorf("GET %s: %+v; want resource %s/mcp, authorization_servers [%s], bearer_methods_supported [header]", u, meta, srv.base, iss.URL)
 		}
 	}
 }
@@ -246,9 +177,9 @@ func TestServeOIDC(t *testing.T) {
 func TestServeOIDCResource(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-r", "--activate")
-	iss := newTestIssuer(t)
+	iss := testkit.NewIssuer(t)
 	cfg := testConfig(50 * time.Millisecond)
-	cfg.OIDC = iss.config()
+	cfg.OIDC = oidcConfig(iss)
 	cfg.OIDC.Resource = "https://docs.example.com/tzctx/mcp"
 	srv := startServer(t, dataDir, cfg)
 	for _, p := range []string{"/.well-known/oauth-protected-resource/tzctx/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
@@ -268,8 +199,8 @@ func TestServeOIDCResource(t *testing.T) {
 		t.Errorf("/mcp challenge %q does not name the configured resource's metadata", ch)
 	}
 
-	iss.jwks.Close()
-	tok := iss.token(t, nil)
+	iss.Stop()
+	tok := iss.Token(t, nil)
 	code, a, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+tok)
 	if err != nil || code != http.StatusServiceUnavailable || a.Error == nil || a.Error.Code != "context_unavailable" || !strings.Contains(a.Error.Detail, "identity provider's keys could not be fetched") {
 		t.Errorf("a JWT while the issuer's JWKS is down: %d %s (%v), want 503 context_unavailable", code, raw, err)
@@ -281,18 +212,18 @@ func TestServeOIDCResource(t *testing.T) {
 func TestServeWithoutOIDC(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "plain", "--activate")
-	iss := newTestIssuer(t)
+	iss := testkit.NewIssuer(t)
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
 	if resp, err := httpClient.Get(srv.base + "/.well-known/oauth-protected-resource/mcp"); err != nil || resp.StatusCode != http.StatusNotFound {
 		t.Errorf("metadata without oidc: %v %v, want 404", resp.StatusCode, err)
 	} else {
 		resp.Body.Close()
 	}
-	resp, raw := rawPost(t, srv.base+"/mcp", iss.token(t, nil), initializeBody)
+	resp, raw := rawPost(t, srv.base+"/mcp", iss.Token(t, nil), initializeBody)
 	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || strings.Contains(ch, "resource_metadata") || !strings.Contains(string(raw), "not known") {
 		t.Errorf("a JWT without oidc: %d %s, WWW-Authenticate %q; want 401 not known, no resource_metadata", resp.StatusCode, raw, ch)
 	}
-	if iss.fetches.Load() != 0 {
+	if iss.Fetches.Load() != 0 {
 		t.Error("the JWKS was fetched without an oidc member")
 	}
 }
@@ -303,9 +234,9 @@ func TestServeWithoutOIDC(t *testing.T) {
 func TestMCPStdioOIDC(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "oidc-s", "--activate")
-	iss := newTestIssuer(t)
+	iss := testkit.NewIssuer(t)
 	cfg := testConfig(time.Second)
-	cfg.OIDC = iss.config()
+	cfg.OIDC = oidcConfig(iss)
 
 	in := strings.Join([]string{
 		initializeBody,
@@ -314,7 +245,7 @@ func TestMCPStdioOIDC(t *testing.T) {
 	}, "\n") + "\n"
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := serveStdio(context.Background(), dataDir, cfg, iss.token(t, nil), strings.NewReader(in), &out, log); err != nil {
+	if err := serveStdio(context.Background(), dataDir, cfg, iss.Token(t, nil), strings.NewReader(in), &out, log); err != nil {
 		t.Fatalf("serveStdio with a good JWT: %v", err)
 	}
 	var call struct {
@@ -341,18 +272,18 @@ func TestMCPStdioOIDC(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct{ token, says string }{
-		"expired":      {iss.token(t, map[string]any{"exp": time.Now().Add(-time.Hour).Unix()}), "--token: unauthenticated: the bearer JWT has expired"},
-		"no account":   {iss.token(t, map[string]any{"sub": nil}), `--token: unauthenticated: the bearer JWT has no "sub" claim`},
+		"expired":      {iss.Token(t, map[string]any{"exp": time.Now().Add(-time.Hour).Unix()}), "--token: unauthenticated: the bearer JWT has expired"},
+		"no account":   {iss.Token(t, map[string]any{"sub": nil}), `--token: unauthenticated: the bearer JWT has no "sub" claim`},
 		"unknown":      {"tzctx_nope", "--token: unauthenticated: the bearer credential is not known"},
-		"wrong issuer": {iss.token(t, map[string]any{"iss": "https://other.test"}), "was not issued by https://id.example.test"},
+		"wrong issuer": {iss.Token(t, map[string]any{"iss": "https://other.test"}), "was not issued by https://id.example.test"},
 	} {
 		r := runCLI(t, dataDir, "mcp", "--config", cfgPath, "--token", c.token)
 		if r.err == nil || !strings.Contains(r.err.Error(), c.says) || r.stdout != "" {
 			t.Errorf("tzctx mcp --token (%s): err %v, stdout %q; want a refusal saying %q", name, r.err, r.stdout, c.says)
 		}
 	}
-	iss.jwks.Close()
-	r := runCLI(t, dataDir, "mcp", "--config", cfgPath, "--token", iss.token(t, nil))
+	iss.Stop()
+	r := runCLI(t, dataDir, "mcp", "--config", cfgPath, "--token", iss.Token(t, nil))
 	if r.err == nil || !strings.Contains(r.err.Error(), "--token: context_unavailable: the identity provider's keys could not be fetched; try again later") {
 		t.Errorf("tzctx mcp --token with the issuer down: %v", r.err)
 	}
