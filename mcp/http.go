@@ -122,12 +122,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bearer, id, err := h.caller(rctx, r.Header.Values("Authorization"))
 	if err != nil {
 		h.refuse(rctx, r, body, err)
-		challenge := `Bearer error="invalid_token"`
-		if h.opts.ResourceMetadata != "" {
-			challenge += `, resource_metadata="` + requestOrigin(r) + h.opts.ResourceMetadata + `"`
+		// A credential refused is challenged; an identity provider that
+		// could not be asked (context_unavailable) is not the token's
+		// fault, and is answered with its own status.
+		if tzctx.ErrorCode(err) == tzctx.Unauthenticated {
+			challenge := `Bearer error="invalid_token"`
+			if h.opts.ResourceMetadata != "" {
+				challenge += `, resource_metadata="` + requestOrigin(r) + h.opts.ResourceMetadata + `"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 		}
-		w.Header().Set("WWW-Authenticate", challenge)
-		writeRPCError(w, http.StatusUnauthorized, rpcID(body), mcpgo.INVALID_REQUEST, contractError(err).Detail)
+		writeRPCError(w, tzctx.StatusOf(err), rpcID(body), mcpgo.INVALID_REQUEST, contractError(err).Detail)
 		return
 	}
 	ctx := WithCaller(rctx, bearer, id)
@@ -170,14 +175,12 @@ func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.
 }
 
 // refuse records a request refused before it reached the dispatcher,
-// under the action its body calls; a body that calls none (initialize,
-// a notification, an unreadable body) leaves no record. The credential
+// under the action its body calls, or "(unknown action)" where the body
+// names none or was not read (an Origin refused before the body, a body
+// over the bound): every refusal leaves a record. The credential
 // presented, where one is, is named by its hash prefix.
 func (h *HTTPHandler) refuse(ctx context.Context, r *http.Request, body []byte, err error) {
 	name := calledAction(body)
-	if name == "" {
-		return
-	}
 	if bearer, berr := dispatch.Bearer(r.Header.Values("Authorization")); berr == nil && bearer != "" {
 		ctx = dispatch.WithCredential(ctx, bearer)
 	}

@@ -35,7 +35,7 @@ var errorEnvelope = map[string]any{
 		"error": map[string]any{
 			"type": "object",
 			"properties": map[string]any{
-				"code":   map[string]any{"enum": []any{string(tzctx.InvalidRequest), string(tzctx.ContextNotFound), string(tzctx.ContextChanged), string(tzctx.ContextUnavailable), string(tzctx.Internal)}},
+				"code":   map[string]any{"enum": []any{string(tzctx.InvalidRequest), string(tzctx.ContextNotFound), string(tzctx.ContextChanged), string(tzctx.ContextUnavailable), string(tzctx.Internal), string(tzctx.Unauthenticated)}},
 				"detail": map[string]any{"type": "string"},
 			},
 			"required":             []any{"code", "detail"},

@@ -293,3 +293,37 @@ func TestBadJWTsAreRefusedOnEveryTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontEndRefusalsAreRecorded: /mcp's refusals before any method runs
+// (an Origin it does not allow, a body over the bound) leave one record
+// each, under the action the body names or "(unknown action)" where it
+// was not read, with the status the client got.
+func TestFrontEndRefusalsAreRecorded(t *testing.T) {
+	f := newFixture(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud"}}}`
+	for _, c := range []struct {
+		name, origin, body string
+		status             int
+	}{
+		{"origin", "https://evil.example", call, http.StatusForbidden},
+		{"oversized", "", strings.Replace(call, `"cloud"`, `"`+strings.Repeat("x", 70<<10)+`"`, 1), http.StatusRequestEntityTooLarge},
+	} {
+		before := len(f.rec.all())
+		req, _ := http.NewRequest(http.MethodPost, f.base+"/mcp", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tokenPlain)
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		recs := f.rec.all()[before:]
+		if resp.StatusCode != c.status || len(recs) != 1 || recs[0].Status != c.status || recs[0].Transport != "mcp-http" || recs[0].Account != "pat" {
+			t.Errorf("%s: %d, records %+v; want %d and one record of it naming the caller", c.name, resp.StatusCode, recs, c.status)
+		}
+	}
+}

@@ -115,6 +115,16 @@ func loadConfig(path string) (config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return fail("%v; see the configuration page of the cloud manual", err)
 	}
+	if c.Trees == nil {
+		return fail("trees: is null; leave it out for the defaults, or map each tree to anonymous, signed_in or product_profile:<name>")
+	}
+	// A tree the file does not name keeps its default access, so naming
+	// one tree never opens another.
+	for t, a := range query.DefaultAccess() {
+		if _, ok := c.Trees[t]; !ok {
+			c.Trees[t] = a
+		}
+	}
 	for t, a := range c.Trees {
 		if !tzctx.IsTree(t) {
 			return fail("trees: %q is not a tree name (cloud, blueprint, tzdocs)", t)

@@ -26,6 +26,7 @@ func TestLoadConfigFaults(t *testing.T) {
 	}{
 		{"clear-token table", `{"credentials": {"tok-a": {"subject": "acme", "profiles": ["blueprint"]}}}`,
 			[]string{"credentials: a table of clear tokens is no longer read", "tzctx token new --account A --application B", `"credentials" array`, "sha256sum"}},
+		{"trees null", `{"trees": null}`, []string{"trees: is null"}},
 		{"token_sha256 not hex", `{"credentials": [{"token_sha256": "tok", "account": "acme"}]}`,
 			[]string{"credentials[0].token_sha256: must be 64 hex digits", "tzctx token new"}},
 		{"token_sha256 short", `{"credentials": [{"token_sha256": "` + sum[:62] + `", "account": "acme"}]}`,
@@ -121,5 +122,21 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != defaultConfig().Addr || c.Records != defaultConfig().Records {
 		t.Errorf("members the file leaves out are not the defaults: %+v", c)
+	}
+}
+
+// TestConfigTreesKeepTheirDefaults: a file naming some trees leaves the
+// others at their default access, so naming cloud never opens blueprint.
+func TestConfigTreesKeepTheirDefaults(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(`{"trees": {"cloud": "signed_in"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Trees["cloud"] != "signed_in" || c.Trees["blueprint"] != "product_profile:blueprint" || c.Trees["tzdocs"] != "anonymous" {
+		t.Errorf("trees %v", c.Trees)
 	}
 }

@@ -406,7 +406,9 @@ func (d *Dispatcher) Refuse(ctx context.Context, name string, err error) error {
 	bearer, _ := ctx.Value(credentialKey{}).(string)
 	rec := Record{Time: time.Now(), Action: d.recordedName(name)}
 	id := tzctx.Identity{Credential: CredentialPrefix(bearer)}
-	if d.resolver != nil && bearer != "" {
+	// A credential refused already is not resolved again: an OIDC
+	// token's check may fetch the issuer's keys.
+	if d.resolver != nil && bearer != "" && tzctx.ErrorCode(err) != tzctx.Unauthenticated {
 		if rid, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
 			id = rid
 		}
