@@ -7,15 +7,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
@@ -99,53 +101,48 @@ func IsJWT(s string) bool {
 }
 
 // oidcVerifier verifies bearer JWTs with go-oidc against the issuer's
-// JWKS, which go-oidc caches and fetches again on a key ID it has not
-// seen, and reads the caller from the verified claims.
+// JWKS, which keyCache holds, and reads the caller from the verified
+// claims.
 type oidcVerifier struct {
 	cfg      OIDCConfig
 	verifier *oidc.IDTokenVerifier
 }
 
-// newOIDCVerifier returns the verifier of c, whose JWKS fetches (made in
-// the background of ctx, whose cancellation they ignore) are bounded by
-// JWKSTimeout.
+// newOIDCVerifier returns the verifier of c, whose JWKS fetches are
+// bounded by JWKSTimeout.
 func newOIDCVerifier(ctx context.Context, c OIDCConfig) *oidcVerifier {
-	keys := outcomeKeySet{fetches: new(atomic.Int64)}
-	client := &http.Client{Timeout: JWKSTimeout, Transport: countingTransport{base: http.DefaultTransport, n: keys.fetches}}
-	keys.remote = oidc.NewRemoteKeySet(oidc.ClientContext(ctx, client), c.JWKSURL)
+	keys := &keyCache{url: c.JWKSURL, client: &http.Client{Timeout: JWKSTimeout}, ctx: context.WithoutCancel(ctx)}
 	return &oidcVerifier{
 		cfg:      c,
 		verifier: oidc.NewVerifier(c.Issuer, keys, &oidc.Config{ClientID: c.Audience, SupportedSigningAlgs: SigningAlgs}),
 	}
 }
 
-// countingTransport counts the requests sent through it.
-type countingTransport struct {
-	base http.RoundTripper
-	n    *atomic.Int64
+// minRefresh is the least time between two fetches of the issuer's JWKS.
+// A token naming a key ID the cache lacks fetches the set again, but at
+// most this often, so tokens forged with made-up key IDs cannot make the
+// server fetch on every request.
+var minRefresh = 10 * time.Second
+
+// keyCache is the issuer's JWKS, fetched on first use and again for a
+// key ID it does not hold (at most once every minRefresh), and verifies
+// a JWT's signature with the key its header names, through go-jose. It
+// notes each check's outcome in the call's sigOutcome, so a refusal can
+// say whether the signature or a claim was at fault: go-oidc's Verify
+// flattens its errors to text.
+type keyCache struct {
+	url    string
+	client *http.Client
+	ctx    context.Context // fetches outlive a caller's cancellation
+
+	fetchMu sync.Mutex // one fetch at a time
+	mu      sync.Mutex // guards what follows
+	keys    []jose.JSONWebKey
+	fetched time.Time // of the last fetch, good or not
+	err     error     // of the last fetch
 }
 
-func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	t.n.Add(1)
-	return t.base.RoundTrip(r)
-}
-
-// outcomeKeySet passes signature checks to go-oidc's remote key set and
-// notes their outcome in the call's sigOutcome, so a refusal can say
-// whether the signature or a claim was at fault: go-oidc's Verify flattens
-// its errors to text.
-//
-// go-oidc fetches the JWKS again when no cached key verifies, but a call
-// that comes just as a fetch ends can be handed that fetch's result
-// without a new fetch: a token of a key published since is then refused,
-// or a fetch that failed is reported once the issuer is back
-// (coreos/go-oidc's inflight request is cleared only after its waiters
-// are released). Where the check failed and no fetch was started during
-// the call, it is made again, at most twice more.
-type outcomeKeySet struct {
-	remote  *oidc.RemoteKeySet
-	fetches *atomic.Int64
-}
+var _ oidc.KeySet = (*keyCache)(nil)
 
 type outcomeKey struct{}
 
@@ -156,25 +153,120 @@ type sigOutcome struct {
 	err     error
 }
 
+// errFetch marks a failed JWKS fetch, which refusal answers as
+// unavailable rather than a bad token.
+var errFetch = errors.New("fetching keys")
+
 // VerifySignature implements oidc.KeySet.
-func (k outcomeKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
-	var payload []byte
-	var err error
-	for attempt := 1; ; attempt++ {
-		before := k.fetches.Load()
-		payload, err = k.remote.VerifySignature(ctx, jwt)
-		if err == nil || k.fetches.Load() != before || attempt == 3 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Duration(attempt) * time.Millisecond):
-		}
-	}
+func (k *keyCache) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
+	payload, err := k.verify(ctx, jwt)
 	if o, ok := ctx.Value(outcomeKey{}).(*sigOutcome); ok {
 		o.checked, o.payload, o.err = true, payload, err
 	}
 	return payload, err
+}
+
+func (k *keyCache) verify(ctx context.Context, jwt string) ([]byte, error) {
+	algs := make([]jose.SignatureAlgorithm, len(SigningAlgs))
+	for i, a := range SigningAlgs {
+		algs[i] = jose.SignatureAlgorithm(a)
+	}
+	jws, err := jose.ParseSigned(jwt, algs)
+	if err != nil || len(jws.Signatures) != 1 {
+		return nil, errors.New("malformed jws")
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	keys, err := k.keysFor(ctx, kid)
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range keys {
+		if kid != "" && key.KeyID != kid {
+			continue
+		}
+		if payload, err := jws.Verify(key); err == nil {
+			return payload, nil
+		}
+	}
+	return nil, errors.New("no key of the issuer verifies the signature")
+}
+
+// keysFor returns the cached keys, fetching the set first where it lacks
+// kid and the last fetch is older than minRefresh.
+func (k *keyCache) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+	if keys, ok := k.cached(kid); ok {
+		return keys, nil
+	}
+	k.fetchMu.Lock()
+	defer k.fetchMu.Unlock()
+	if keys, ok := k.cached(kid); ok {
+		return keys, nil
+	}
+	k.mu.Lock()
+	recent := !k.fetched.IsZero() && time.Since(k.fetched) < minRefresh
+	keys, lastErr := k.keys, k.err
+	k.mu.Unlock()
+	if recent {
+		if keys == nil && lastErr != nil {
+			return nil, lastErr
+		}
+		return keys, nil
+	}
+	fresh, err := k.fetch()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.fetched, k.err = time.Now(), err
+	if err != nil {
+		return nil, err
+	}
+	k.keys = fresh
+	return fresh, nil
+}
+
+// cached returns the keys where they hold kid (any key, for a token
+// naming none).
+func (k *keyCache) cached(kid string) ([]jose.JSONWebKey, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.keys == nil {
+		return nil, false
+	}
+	if kid == "" {
+		return k.keys, true
+	}
+	for _, key := range k.keys {
+		if key.KeyID == kid {
+			return k.keys, true
+		}
+	}
+	return nil, false
+}
+
+// fetch reads the issuer's JWKS.
+func (k *keyCache) fetch() ([]jose.JSONWebKey, error) {
+	req, err := http.NewRequestWithContext(k.ctx, http.MethodGet, k.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errFetch, err)
+	}
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errFetch, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: the JWKS endpoint answered %d", errFetch, resp.StatusCode)
+	}
+	var set jose.JSONWebKeySet
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&set); err != nil {
+		return nil, fmt.Errorf("%w: the JWKS is not a JSON key set: %v", errFetch, err)
+	}
+	var keys []jose.JSONWebKey
+	for _, key := range set.Keys {
+		if key.IsPublic() && (key.Use == "" || key.Use == "sig") {
+			keys = append(keys, key)
+		}
+	}
+	return keys, nil
 }
 
 // refuse is an unauthenticated refusal of a bearer JWT.
@@ -303,10 +395,9 @@ func (v *oidcVerifier) noAccount() *tzctx.Error {
 }
 
 // fetchFailed reports whether a key set error is a failed JWKS fetch
-// rather than a signature no key verifies. go-oidc wraps the fetch's
-// error ("fetching keys: ...") and returns a bare error otherwise.
+// rather than a signature no key verifies.
 func fetchFailed(err error) bool {
-	return errors.Unwrap(err) != nil || strings.HasPrefix(err.Error(), "fetching keys")
+	return errors.Is(err, errFetch)
 }
 
 // audienceHas reports whether an aud claim, a string or an array of

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -312,7 +313,16 @@ func TestOIDCRefusals(t *testing.T) {
 	}
 }
 
+// refreshAtOnce lets the key cache fetch the JWKS again at once, for the
+// length of the test.
+func refreshAtOnce(t *testing.T) {
+	old := minRefresh
+	minRefresh = 0
+	t.Cleanup(func() { minRefresh = old })
+}
+
 func TestOIDCKeyRotation(t *testing.T) {
+	refreshAtOnce(t)
 	oldKey, newKey := rsaKey(t, "2026-01"), ecKey(t, "2026-02")
 	j := newJWKS(t, oldKey)
 	r := newResolver(t, j, nil, nil)
@@ -350,6 +360,7 @@ func TestOIDCKeyRotation(t *testing.T) {
 }
 
 func TestOIDCIssuerKeysUnavailable(t *testing.T) {
+	refreshAtOnce(t)
 	k := rsaKey(t, "k1")
 	j := newJWKS(t, k)
 	r := newResolver(t, j, nil, nil)
@@ -440,5 +451,30 @@ func TestNewChecksOIDC(t *testing.T) {
 	oc := OIDCConfig{Issuer: "https://i.test", Audience: "a", JWKSURL: "https://i.test/keys"}
 	if err := oc.Check(); err != nil || oc.AccountClaim != "sub" || oc.ProfilesClaim != "tzctx_profiles" {
 		t.Errorf("Check = %v, claims %q %q; want the defaults sub and tzctx_profiles", err, oc.AccountClaim, oc.ProfilesClaim)
+	}
+}
+
+// TestOIDCForgedKeyIDsFetchAtMostOnce: tokens naming key IDs the issuer
+// never published, and tokens of a known key ID with a forged signature,
+// fetch the JWKS at most once a minRefresh, so forging tokens cannot make
+// the server call the issuer on every request; each is still refused.
+func TestOIDCForgedKeyIDsFetchAtMostOnce(t *testing.T) {
+	key := rsaKey(t, "real")
+	j := newJWKS(t, key)
+	r := newResolver(t, j, nil, nil)
+	if _, err := r.Resolve(context.Background(), sign(t, key, claims(nil))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		forged := sign(t, rsaKey(t, fmt.Sprintf("made-up-%d", i)), claims(nil))
+		id, err := r.Resolve(context.Background(), forged)
+		refused(t, "made-up key ID", id, err, forged, tzctx.Unauthenticated, "signed by an unknown key")
+		stranger := rsaKey(t, "real")
+		tampered := sign(t, stranger, claims(nil))
+		id, err = r.Resolve(context.Background(), tampered)
+		refused(t, "forged signature of a known key ID", id, err, tampered, tzctx.Unauthenticated, "signed by an unknown key")
+	}
+	if n := j.requests.Load(); n > 2 {
+		t.Errorf("%d JWKS requests for 16 forged tokens, want the first and at most one more", n)
 	}
 }
