@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -334,5 +335,42 @@ func TestServeMetricsOff(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", maddr, time.Second); err == nil {
 		c.Close()
 		t.Error("metrics_addr accepts connections with metrics off")
+	}
+}
+
+// TestMetricsGuard: /metrics on the main listener answers a loopback
+// client and an admin credential from anywhere; any other caller,
+// signed in or not, is refused 403, so accounts and applications stay
+// hidden from callers.
+func TestMetricsGuard(t *testing.T) {
+	res, err := identity.New(context.Background(), []identity.Credential{
+		{TokenSHA256: identity.SHA256("op"), Account: "ops", Application: "prometheus", Admin: true},
+		{TokenSHA256: identity.SHA256("reader"), Account: "acme", Application: "agent"},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := metricsGuard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("tzctx_calls_total 1\n")) }), res)
+	for _, c := range []struct {
+		remote, token string
+		want          int
+	}{
+		{"127.0.0.1:5000", "", 200},
+		{"[::1]:5000", "", 200},
+		{"203.0.113.5:5000", "op", 200},
+		{"203.0.113.5:5000", "", 403},
+		{"203.0.113.5:5000", "reader", 403},
+		{"203.0.113.5:5000", "unknown", 403},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.RemoteAddr = c.remote
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want || (c.want == 200) != strings.Contains(rec.Body.String(), "tzctx_calls_total") {
+			t.Errorf("%s with %q: %d %q, want %d", c.remote, c.token, rec.Code, rec.Body.String(), c.want)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -113,7 +114,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if fe.meter != nil {
 		metrics := accessLogged(fe.meter.Handler(), log)
 		if cfg.MetricsAddr == "" {
-			mux.Handle("/metrics", metrics)
+			mux.Handle("/metrics", metricsGuard(metrics, fe.resolver))
 		} else {
 			if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 				ln.Close()
@@ -273,4 +274,33 @@ func watch(ctx context.Context, st *store.Store, every time.Duration, hup <-chan
 			}
 		}
 	}
+}
+
+// metricsGuard serves /metrics on the main listener only to a loopback
+// client or a caller presenting an admin credential: the counters name
+// accounts and applications, which other callers must not learn. A
+// scraper elsewhere either sends an admin bearer credential or scrapes
+// metrics_addr, a listener of the operator's own. Behind a reverse proxy
+// on the same host every client is a loopback one, so such a proxy must
+// not forward /metrics.
+func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+				h.ServeHTTP(w, r)
+				return
+			}
+		}
+		bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
+		if err == nil && bearer != "" {
+			if id, rerr := resolver.Resolve(r.Context(), bearer); rerr == nil && id.Admin {
+				h.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("WWW-Authenticate", `Bearer`)
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"error":{"code":"invalid_request","detail":"/metrics on this address answers loopback clients and admin credentials alone; send an admin bearer credential, or scrape metrics_addr"}}` + "\n"))
+	})
 }
