@@ -30,6 +30,7 @@ import (
 type Dispatcher interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Refuse(ctx context.Context, name string, err error) error
+	Authenticate(ctx context.Context) (context.Context, error)
 	Action(name string) *dispatch.Action
 }
 
@@ -135,6 +136,11 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 // here (ok false).
 func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
 	ctx, err := callContext(c.Request())
+	if err == nil {
+		// The credential is checked before the body is read, as /mcp
+		// checks it: an unknown one is refused 401 whatever the body.
+		ctx, err = d.Authenticate(ctx)
+	}
 	if err != nil {
 		writeError(c, d.Refuse(ctx, c.Param("name"), err))
 		return ctx, false

@@ -561,3 +561,18 @@ func TestBearerCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialBeforeBody: an unknown credential is refused 401 whatever
+// the body holds, as /mcp refuses it, and the call is checked once.
+func TestCredentialBeforeBody(t *testing.T) {
+	s := sampleServer(t)
+	for _, body := range []string{`{"tree":`, `[1]`, `{"tree":"cloud","colour":"red"}`} {
+		r := s.post(t, "read_documentation", body, "stranger")
+		if r.status != 401 || r.code() != "unauthenticated" {
+			t.Errorf("unknown credential with body %s: %s, want 401 unauthenticated", body, r.raw)
+		}
+	}
+	if r := s.get(t, "read_documentation", "tree=cloud&limit=01"); r.status != 400 {
+		t.Errorf("anonymous GET with a bad parameter: %d", r.status)
+	}
+}

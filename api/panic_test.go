@@ -24,6 +24,9 @@ func (panicky) Call(_ context.Context, _ string, args map[string]any) (any, erro
 }
 func (panicky) Refuse(_ context.Context, _ string, err error) error { return err }
 func (panicky) Action(string) *dispatch.Action                      { return nil }
+func (panicky) Authenticate(ctx context.Context) (context.Context, error) {
+	return ctx, nil
+}
 
 var _ api.Dispatcher = panicky{}
 

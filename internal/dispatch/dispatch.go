@@ -235,6 +235,41 @@ func WithCredential(ctx context.Context, bearer string) context.Context {
 	return context.WithValue(ctx, credentialKey{}, bearer)
 }
 
+type resolvedKey struct{}
+
+// resolved is a credential Authenticate resolved for one request.
+type resolved struct {
+	bearer string
+	id     tzctx.Identity
+}
+
+// Authenticate resolves the bearer credential ctx carries, for a front end
+// that checks the credential before it reads the request, and returns a
+// context the request's call resolves no further: one request, one
+// check (an OIDC token's may fetch the issuer's keys). Its error is the
+// resolver's refusal, which the front end records with Refuse.
+func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) {
+	if d.resolver == nil {
+		return ctx, nil
+	}
+	bearer, _ := ctx.Value(credentialKey{}).(string)
+	id, err := d.resolver.Resolve(ctx, bearer)
+	if err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, resolvedKey{}, resolved{bearer, id}), nil
+}
+
+// resolve resolves the credential of ctx, taking Authenticate's answer
+// where it resolved the same credential.
+func (d *Dispatcher) resolve(ctx context.Context) (tzctx.Identity, error) {
+	bearer, _ := ctx.Value(credentialKey{}).(string)
+	if r, ok := ctx.Value(resolvedKey{}).(resolved); ok && r.bearer == bearer {
+		return r.id, nil
+	}
+	return d.resolver.Resolve(ctx, bearer)
+}
+
 // Call runs the named action with args, a JSON object decoded with
 // json.Decoder.UseNumber (or built from GET parameters the same way).
 func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any) (result any, err error) {
@@ -259,7 +294,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 	bearer, _ := ctx.Value(credentialKey{}).(string)
 	if d.resolver != nil {
 		var rerr error
-		if id, rerr = d.resolver.Resolve(ctx, bearer); rerr != nil {
+		if id, rerr = d.resolve(ctx); rerr != nil {
 			// The record names the credential presented, never the
 			// credential itself.
 			id = tzctx.Identity{Credential: CredentialPrefix(bearer)}
@@ -370,7 +405,7 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 	id := tzctx.Identity{}
 	if d.resolver != nil {
 		bearer, _ := ctx.Value(credentialKey{}).(string)
-		if rid, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
+		if rid, rerr := d.resolve(ctx); rerr == nil {
 			id = rid
 		} else {
 			id.Credential = CredentialPrefix(bearer)
@@ -409,7 +444,7 @@ func (d *Dispatcher) Refuse(ctx context.Context, name string, err error) error {
 	// A credential refused already is not resolved again: an OIDC
 	// token's check may fetch the issuer's keys.
 	if d.resolver != nil && bearer != "" && tzctx.ErrorCode(err) != tzctx.Unauthenticated {
-		if rid, rerr := d.resolver.Resolve(ctx, bearer); rerr == nil {
+		if rid, rerr := d.resolve(ctx); rerr == nil {
 			id = rid
 		}
 	}
