@@ -110,6 +110,22 @@ func loadConfig(path string) (config, error) {
 				"and list the credential line it prints in a \"credentials\" array (or compute the token_sha256 of an existing token with 'printf %%s TOKEN | sha256sum')")
 		}
 	}
+	// Durations are checked here, by member, since the decoder's error
+	// for one would not name it.
+	for _, m := range []string{"read_timeout", "write_timeout", "watch_interval"} {
+		v, ok := top[m]
+		if !ok {
+			continue
+		}
+		var str string
+		d, err := time.Duration(0), json.Unmarshal(v, &str)
+		if err == nil {
+			d, err = time.ParseDuration(str)
+		}
+		if err != nil || d <= 0 {
+			return fail("%s: %s is not a positive duration; give one such as \"15s\"", m, bytes.TrimSpace(v))
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
@@ -158,6 +174,9 @@ func loadConfig(path string) (config, error) {
 		if err := c.OIDC.Check(); err != nil {
 			return fail("oidc.%v", err)
 		}
+	}
+	if c.BodyLimitBytes <= 0 {
+		return fail("body_limit_bytes: %d is not a positive size; give the largest request body to read, in bytes, such as 1048576", c.BodyLimitBytes)
 	}
 	if c.Records.RetentionDays < 0 {
 		return fail("records.retention_days: %d is negative; give a number of days, or 0 to keep records without a time bound", c.Records.RetentionDays)
