@@ -171,7 +171,7 @@ func (k *keyCache) verify(ctx context.Context, jwt string) ([]byte, error) {
 	for i, a := range SigningAlgs {
 		algs[i] = jose.SignatureAlgorithm(a)
 	}
-	jws, err := jose.ParseSigned(jwt, algs)
+	jws, err := jose.ParseSignedCompact(jwt, algs)
 	if err != nil || len(jws.Signatures) != 1 {
 		return nil, errors.New("malformed jws")
 	}
