@@ -23,7 +23,8 @@ import (
 // HTTPOptions configure the streamable HTTP transport.
 type HTTPOptions struct {
 	// Resolver resolves each request's bearer credential, as the HTTP
-	// API's; nil reads every request as an anonymous caller's.
+	// API's; nil reads every request as an anonymous caller's. It must be
+	// the dispatcher's resolver: the request's calls take its answer.
 	Resolver dispatch.Resolver
 	// BodyLimit bounds a request body in bytes; 0 means 1 MiB.
 	BodyLimit int64
@@ -134,6 +135,12 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeRPCError(w, tzctx.StatusOf(err), rpcID(body), mcpgo.INVALID_REQUEST, contractError(err).Detail)
 		return
+	}
+	// The credential was resolved for this request; its calls take that
+	// answer rather than checking a JWT again. A stdio session, which
+	// resolved its token once at start, resolves it on every call.
+	if h.opts.Resolver != nil {
+		rctx = dispatch.WithResolved(rctx, bearer, id)
 	}
 	ctx := WithCaller(rctx, bearer, id)
 	if r.Method == http.MethodPost {

@@ -257,7 +257,14 @@ func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) 
 	if err != nil {
 		return ctx, err
 	}
-	return context.WithValue(ctx, resolvedKey{}, resolved{bearer, id}), nil
+	return WithResolved(ctx, bearer, id), nil
+}
+
+// WithResolved returns a context carrying the bearer credential and the
+// identity a front end resolved it to with the dispatcher's resolver, so
+// the request's calls resolve it no further.
+func WithResolved(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
+	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer, id})
 }
 
 // resolve resolves the credential of ctx, taking Authenticate's answer
