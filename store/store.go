@@ -81,6 +81,32 @@ type Store struct {
 	// fault is the version Refresh last refused, nil for none; read
 	// without mu, so /healthz never waits for a verification.
 	fault atomic.Pointer[fault]
+	// warm, where set, derives what readers need of a version before
+	// Refresh swaps it in.
+	warm atomic.Pointer[WarmFunc]
+}
+
+// WarmFunc derives what a reader needs of a version (its titles and
+// headings, say), so that no request pays for it. It runs before the
+// version is served; its error refuses the version as damaged.
+type WarmFunc func(ctx context.Context, v *Version) error
+
+// SetWarm sets what Refresh runs on a version before it swaps it in, and
+// runs it on the version served now; nil runs nothing.
+func (s *Store) SetWarm(ctx context.Context, f WarmFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f == nil {
+		s.warm.Store(nil)
+		return nil
+	}
+	s.warm.Store(&f)
+	v, err := s.Acquire()
+	if err != nil {
+		return nil // nothing served yet
+	}
+	defer v.Release()
+	return f(ctx, v)
 }
 
 // OpenExisting opens the data directory dir, which must exist: for
@@ -304,6 +330,14 @@ func (s *Store) Refresh(ctx context.Context) (changed bool, err error) {
 		return false, f.err
 	}
 	v, err := openVersion(ctx, dir, name)
+	if err == nil {
+		if w := s.warm.Load(); w != nil {
+			if werr := warmVersion(ctx, *w, v); werr != nil {
+				v.closeQuietly()
+				v, err = nil, werr
+			}
+		}
+	}
 	if err != nil && ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -447,4 +481,20 @@ func (s *Store) cleanStaging() {
 		}
 		f.Close()
 	}
+}
+
+// warmVersion runs w on v, a panic of its included, as an open's fault.
+func warmVersion(ctx context.Context, w WarmFunc, v *Version) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &DamagedError{Version: v.Name(), Problem: (&PanicError{Value: r}).Error() + " while warming it"}
+		}
+	}()
+	if err := w(ctx, v); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &DamagedError{Version: v.Name(), Problem: "reading it before serving it: " + err.Error()}
+	}
+	return nil
 }

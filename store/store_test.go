@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +238,67 @@ func TestReusedNameIsANewVersion(t *testing.T) {
 	// Same name, same content: nothing to reload.
 	if changed, _ := s.Refresh(t.Context()); changed {
 		t.Error("an unchanged version was reloaded")
+	}
+}
+
+// TestWarmRunsBeforeTheSwap: SetWarm warms the version served now; each
+// activation runs the warm function on the new version before it is
+// served, so a reader never sees it cold; a failing warm refuses the
+// version as damaged and keeps the one served.
+func TestWarmRunsBeforeTheSwap(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	build(t, s, "v1", "one")
+	build(t, s, "v2", "two")
+	build(t, s, "v3", "three")
+	if err := s.Activate(t.Context(), "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var warmed []string
+	served := func() string {
+		v, err := s.Acquire()
+		if err != nil {
+			return ""
+		}
+		defer v.Release()
+		return v.Name()
+	}
+	err = s.SetWarm(t.Context(), func(_ context.Context, v *Version) error {
+		// The version warmed is not yet the one served, except the one
+		// SetWarm warms at once.
+		warmed = append(warmed, v.Name()+" while serving "+served())
+		if v.Name() == "v3" {
+			return errors.New("cannot read its headings")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Activate(t.Context(), "v2"); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Refresh(t.Context()); err != nil || !changed {
+		t.Fatalf("refresh to v2 = %v, %v", changed, err)
+	}
+	if err := s.Activate(t.Context(), "v3"); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := s.Refresh(t.Context())
+	var damaged *DamagedError
+	if changed || !errors.As(err, &damaged) || !strings.Contains(err.Error(), "cannot read its headings") {
+		t.Errorf("refresh to a version that fails to warm = %v, %v; want it refused as damaged", changed, err)
+	}
+	if got := served(); got != "v2" {
+		t.Errorf("served %s after the refused warm, want v2", got)
+	}
+	want := []string{"v1 while serving v1", "v2 while serving v1", "v3 while serving v2"}
+	if strings.Join(warmed, "; ") != strings.Join(want, "; ") {
+		t.Errorf("warmed %q, want %q", warmed, want)
 	}
 }

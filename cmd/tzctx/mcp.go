@@ -75,6 +75,11 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
+	// Every version is warmed before it is served, the one served now
+	// included, so no request pays for loading it.
+	if err := st.SetWarm(context.Background(), reader.Warm); err != nil {
+		log.Error("warming the served version", "error", err.Error())
+	}
 	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: rw.Close}, nil
 }
 
