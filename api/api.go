@@ -288,6 +288,9 @@ func writeJSON(c echo.Context, status int, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
+	// A length, not a chunked body: the answer is whole before it is
+	// written.
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
 	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
 }
 

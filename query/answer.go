@@ -83,7 +83,10 @@ type read struct {
 	mime     string // the answer's mime_type; empty is MimeMarkdown
 	action   string // read_documentation or read_context
 	selector string // how the continuation names the call that reads on
-	page     []tzctx.Heading
+	// page returns the page's headings where the read is a page's; it
+	// is called only for a first chunk that continues, the one answer
+	// that lists them, so other reads never decode them.
+	page     func() ([]tzctx.Heading, error)
 	isPage   bool
 	version  string // the site version read, for the record
 }
@@ -138,7 +141,11 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	if rd.isPage {
 		var cut bool
 		if begin == 0 && a.NextOffset != nil {
-			a.Headings, cut = r.headings(rd.page)
+			hs, err := rd.page()
+			if err != nil {
+				return nil, err
+			}
+			a.Headings, cut = r.headings(hs)
 		}
 		switch {
 		case cut:

@@ -116,11 +116,8 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	if txt == nil {
 		return nil, pid, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version lacks the copy of %s", p.Route)
 	}
-	hs, err := t.Headings(p.Route)
-	if err != nil {
-		return nil, pid, err
-	}
-	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: hs, isPage: true, version: v.Name()}, req.Paging)
+	headings := func() ([]tzctx.Heading, error) { return t.Headings(p.Route) }
+	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: headings, isPage: true, version: v.Name()}, req.Paging)
 	return a, pid, err
 }
 
