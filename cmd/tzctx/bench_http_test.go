@@ -384,17 +384,27 @@ func runWrk(b *testing.B, wrk, dir, base string, paths []string) wrkResult {
 	if err != nil {
 		b.Fatalf("wrk: %v\n%s", err, out)
 	}
-	text := string(out)
+	r, err := parseWrk(string(out))
+	if err != nil {
+		b.Fatalf("wrk against %s: %v\n%s", base, err, out)
+	}
+	return r
+}
+
+// parseWrk reads requests/s and the p99 latency from wrk --latency output.
+// Output with any non-2xx answer or socket error is refused: its figures
+// would not be of the path measured.
+func parseWrk(text string) (wrkResult, error) {
 	if m := wrkNon2xx.FindStringSubmatch(text); m != nil {
-		b.Fatalf("wrk against %s had %s non-2xx answers:\n%s", base, m[1], text)
+		return wrkResult{}, fmt.Errorf("%s answers were not 2xx or 3xx", m[1])
 	}
 	if m := wrkErrors.FindString(text); m != "" {
-		b.Fatalf("wrk against %s: %s\n%s", base, m, text)
+		return wrkResult{}, fmt.Errorf("%s", m)
 	}
 	rps := wrkRPS.FindStringSubmatch(text)
 	p99 := wrkP99.FindStringSubmatch(text)
 	if rps == nil || p99 == nil {
-		b.Fatalf("wrk's output has no requests/s or 99%% latency:\n%s", text)
+		return wrkResult{}, fmt.Errorf("the output has no requests/s or 99%% latency")
 	}
 	var r wrkResult
 	r.rps, _ = strconv.ParseFloat(rps[1], 64)
@@ -405,7 +415,7 @@ func runWrk(b *testing.B, wrk, dir, base string, paths []string) wrkResult {
 	case "s":
 		r.p99ms *= 1000
 	}
-	return r
+	return r, nil
 }
 
 // mcpLoad opens benchConns initialized MCP sessions on endpoint and has
@@ -475,5 +485,47 @@ func mcpLoad(b *testing.B, endpoint string, routes []string) wrkResult {
 	return wrkResult{
 		rps:   float64(len(all)) / elapsed.Seconds(),
 		p99ms: float64(all[len(all)*99/100].Microseconds()) / 1000,
+	}
+}
+
+// wrkSample is wrk 4.1's --latency output, as the parser meets it.
+const wrkSample = `Running 10s test @ http://127.0.0.1:40000
+  2 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency    11.80ms   20.13ms 163.13ms   88.35%
+    Req/Sec     1.45k   312.07     2.31k    70.50%
+  Latency Distribution
+     50%    4.07ms
+     75%    9.90ms
+     90%   32.48ms
+     99%  163.13ms
+  28862 requests in 10.01s, 260.61MB read
+Requests/sec:   2882.44
+Transfer/sec:     26.03MB
+`
+
+// TestWrkOutputParse checks the reading of wrk's figures, and that runs
+// with failed answers are refused rather than reported.
+func TestWrkOutputParse(t *testing.T) {
+	r, err := parseWrk(wrkSample)
+	if err != nil || r.rps != 2882.44 || r.p99ms != 163.13 {
+		t.Fatalf("parseWrk = %+v, %v; want 2882.44 req/s, p99 163.13 ms", r, err)
+	}
+	r, err = parseWrk(strings.Replace(wrkSample, "163.13ms\n", "812.00us\n", 1))
+	if err != nil || r.p99ms != 0.812 {
+		t.Fatalf("p99 in us: %+v, %v; want 0.812 ms", r, err)
+	}
+	r, err = parseWrk(strings.Replace(wrkSample, "163.13ms\n", "1.20s\n", 1))
+	if err != nil || r.p99ms != 1200 {
+		t.Fatalf("p99 in s: %+v, %v; want 1200 ms", r, err)
+	}
+	for _, bad := range []string{
+		strings.Replace(wrkSample, "Requests/sec", "Non-2xx or 3xx responses: 7\nRequests/sec", 1),
+		strings.Replace(wrkSample, "Requests/sec", "  Socket errors: connect 0, read 3, write 0, timeout 0\nRequests/sec", 1),
+		"wrk: command failed\n",
+	} {
+		if r, err := parseWrk(bad); err == nil {
+			t.Errorf("parseWrk accepted %q as %+v", bad, r)
+		}
 	}
 }
