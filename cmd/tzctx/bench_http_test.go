@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -528,4 +529,70 @@ func TestWrkOutputParse(t *testing.T) {
 			t.Errorf("parseWrk accepted %q as %+v", bad, r)
 		}
 	}
+}
+
+// BenchmarkHTTPProfile runs the server in this process, so that
+// -cpuprofile and -memprofile cover its handlers, and drives it as
+// BenchmarkHTTP does: page reads with wrk, then the same reads over MCP.
+// Its log goes to a file, as a deployed server's would. Profile with
+//
+//	go test ./cmd/tzctx -run '^$' -bench 'HTTPProfile/^page$' -benchtime 1x -cpuprofile /tmp/page.cpu
+//
+// and keep the profiles out of the repository.
+func BenchmarkHTTPProfile(b *testing.B) {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		b.Skip("wrk is absent: this benchmark drives the server with it (apt-get install wrk)")
+	}
+	corpus := testkit.Corpus(b, "powershell-docs")
+	bin := buildBinary(b)
+	dir := b.TempDir()
+	data := filepath.Join(dir, "data")
+	runProc(b, bin, nil, "--data", data, "ingest", "--tree", "tzdocs="+corpus, "--activate")
+	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logf.Close()
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(logf, nil)))
+	defer slog.SetDefault(prev)
+	cfg := defaultConfig()
+	cfg.Addr = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, data, cfg, ready) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			b.Error("serve did not return within 15 s of its context ending")
+		}
+	}()
+	var base string
+	select {
+	case addr := <-ready:
+		base = "http://" + addr
+	case err := <-done:
+		b.Fatalf("serve returned before listening: %v", err)
+	}
+	h := &httpBench{tzctx: base, dir: dir, routes: pageCopies(b, base, filepath.Join(dir, "pages"))}
+	b.Run("page", func(b *testing.B) {
+		var r wrkResult
+		for b.Loop() {
+			r = runWrk(b, wrk, dir, base, h.tzctxPagePaths())
+		}
+		b.ReportMetric(r.rps, "tzctx-page-rps")
+		b.ReportMetric(r.p99ms, "tzctx-page-p99-ms")
+	})
+	b.Run("mcp-page", func(b *testing.B) {
+		var r wrkResult
+		for b.Loop() {
+			r = mcpLoad(b, base+"/mcp", h.routes)
+		}
+		b.ReportMetric(r.rps, "mcp-page-rps")
+		b.ReportMetric(r.p99ms, "mcp-page-p99-ms")
+	})
 }
