@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
@@ -427,7 +428,12 @@ func mcpLoad(b *testing.B, endpoint string, routes []string) wrkResult {
 	ctx := context.Background()
 	clients := make([]*client.Client, benchConns)
 	for i := range clients {
-		c, err := client.NewStreamableHttpClient(endpoint)
+		// Each session keeps its own keep-alive connection, as each of
+		// wrk's does: mcp-go's default client shares http.DefaultTransport,
+		// which keeps 2 idle connections a host, so 30 of 32 sessions
+		// would open a new connection on most calls.
+		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
+		c, err := client.NewStreamableHttpClient(endpoint, transport.WithHTTPBasicClient(hc))
 		if err != nil {
 			b.Fatal(err)
 		}
