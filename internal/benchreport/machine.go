@@ -12,11 +12,13 @@ import (
 )
 
 // Detect describes this machine: the CPU model and core count from
-// /proc/cpuinfo, the memory from /proc/meminfo, the kernel release, this
+// /proc/cpuinfo, the memory from /proc/meminfo, the kernel release, the
+// load averages (other work on a shared machine skews the figures), this
 // program's Go version, the time now in UTC, and the commit of the
-// working tree in dir (with -dirty where it has changes). What it cannot
+// working tree in dir (with -dirty where it has changes other than to the
+// paths in ignore, such as the report being rewritten). What it cannot
 // read it leaves empty.
-func Detect(dir string, now time.Time) Machine {
+func Detect(dir string, now time.Time, ignore ...string) Machine {
 	m := Machine{Go: runtime.Version(), Date: now.UTC().Format("2006-01-02 15:04 UTC"), Cores: runtime.NumCPU()}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
@@ -54,9 +56,18 @@ func Detect(dir string, now time.Time) Machine {
 	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = runtime.GOOS + " " + strings.TrimSpace(string(raw))
 	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) >= 3 {
+			m.Load = strings.Join(f[:3], " ")
+		}
+	}
 	if out, err := git(dir, "rev-parse", "--short", "HEAD"); err == nil {
 		m.Commit = out
-		if st, err := git(dir, "status", "--porcelain"); err == nil && st != "" {
+		args := []string{"status", "--porcelain", "--", "."}
+		for _, p := range ignore {
+			args = append(args, ":(exclude)"+p)
+		}
+		if st, err := git(dir, args...); err == nil && st != "" {
 			m.Commit += "-dirty"
 		}
 	}

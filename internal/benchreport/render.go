@@ -17,6 +17,7 @@ type Machine struct {
 	Go      string // the Go version
 	Date    string // UTC, such as 2026-12-01 12:00 UTC
 	Commit  string // git rev-parse --short HEAD, with -dirty where the tree is
+	Load    string // the 1, 5 and 15 minute load averages as the report is written
 	Command string // the command that ran the benchmarks
 }
 
@@ -32,7 +33,7 @@ func Render(w io.Writer, m Machine, pkgs []*Package) error {
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	for _, kv := range [][2]string{
 		{"date", m.Date}, {"commit", m.Commit}, {"CPU", m.CPU}, {"cores", strconv.Itoa(m.Cores)},
-		{"memory", m.Memory}, {"kernel", m.Kernel}, {"Go", m.Go}, {"command", code(m.Command)},
+		{"memory", m.Memory}, {"kernel", m.Kernel}, {"load average when written", m.Load}, {"Go", m.Go}, {"command", code(m.Command)},
 	} {
 		if kv[1] != "" && kv[1] != "0" {
 			fmt.Fprintf(&b, "| %s | %s |\n", kv[0], cell(kv[1]))
@@ -115,9 +116,15 @@ func renderGroup(b *strings.Builder, g group) {
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("\n")
 	}
+	first := true
 	for _, r := range g.results {
+		if r.Status != Passed && first {
+			if len(rows) > 0 {
+				b.WriteString("\n")
+			}
+			first = false
+		}
 		switch r.Status {
 		case Skipped:
 			fmt.Fprintf(b, "- %s skipped: %s\n", code(caseName(g.name, r.Name)), oneLine(orNone(strings.Join(r.Log, "; "))))

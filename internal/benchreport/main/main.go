@@ -41,7 +41,7 @@ func run(in, out, command string) error {
 	if err != nil {
 		return err
 	}
-	m := benchreport.Detect(".", time.Now())
+	m := benchreport.Detect(".", time.Now(), out)
 	m.Command = command
 	var b bytes.Buffer
 	if err := benchreport.Render(&b, m, pkgs); err != nil {
