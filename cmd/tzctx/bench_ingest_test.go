@@ -20,34 +20,34 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
-// benchCorpus is a tree folder a benchmark ingests as tzdocs, with a page
+// ingestCorpus is a tree folder a benchmark ingests as tzdocs, with a page
 // whose words make its search queries.
-type benchCorpus struct {
+type ingestCorpus struct {
 	name  string
 	dir   string
 	words string // a page, relative to dir, whose words the queries draw on
 }
 
-// benchCorpora returns the corpora the ingest and start benchmarks run on:
-// the PowerShell corpus (nil where it is absent, so that its sub-benchmark
-// skips saying why) and deterministic synthetic sites of 1,000 and 5,000
-// pages written by genSite.
-func benchCorpora(sizes ...int) []func(b *testing.B) benchCorpus {
-	out := []func(b *testing.B) benchCorpus{func(b *testing.B) benchCorpus {
-		return benchCorpus{name: "powershell", dir: testkit.Corpus(b, "powershell-docs"), words: "7.6/Microsoft.PowerShell.Core/About/about_Jobs.md"}
+// ingestCorpora returns, for the ingest and start benchmarks, one function
+// per corpus that a sub-benchmark calls to get it: the PowerShell corpus
+// (which skips the sub-benchmark, saying why, where it is absent) and a
+// deterministic synthetic site written by genSite for each size.
+func ingestCorpora(sizes ...int) []func(b *testing.B) ingestCorpus {
+	out := []func(b *testing.B) ingestCorpus{func(b *testing.B) ingestCorpus {
+		return ingestCorpus{name: "powershell", dir: testkit.Corpus(b, "powershell-docs"), words: "7.6/Microsoft.PowerShell.Core/About/about_Jobs.md"}
 	}}
 	for _, n := range sizes {
-		out = append(out, func(b *testing.B) benchCorpus {
+		out = append(out, func(b *testing.B) ingestCorpus {
 			dir := filepath.Join(b.TempDir(), "site")
 			genSite(b, dir, n)
-			return benchCorpus{name: fmt.Sprintf("synthetic-%d", n), dir: dir, words: "part00/page00000.mdx"}
+			return ingestCorpus{name: fmt.Sprintf("synthetic-%d", n), dir: dir, words: "part00/page00000.mdx"}
 		})
 	}
 	return out
 }
 
-// corpusNames names the sub-benchmarks benchCorpora's entries run as.
-func corpusNames(sizes ...int) []string {
+// ingestCorpusNames names the sub-benchmarks ingestCorpora's entries run as.
+func ingestCorpusNames(sizes ...int) []string {
 	names := []string{"powershell"}
 	for _, n := range sizes {
 		names = append(names, fmt.Sprintf("synthetic-%d", n))
@@ -55,9 +55,9 @@ func corpusNames(sizes ...int) []string {
 	return names
 }
 
-// versionParts sums the sizes of the files in a version folder by part:
+// versionPartSizes sums the sizes of the files in a version folder by part:
 // pages.db, the bleve index folder, meta.json and everything else.
-func versionParts(b *testing.B, dir string) (pagesDB, index, meta, other int64) {
+func versionPartSizes(b *testing.B, dir string) (pagesDB, index, meta, other int64) {
 	b.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -86,7 +86,8 @@ func versionParts(b *testing.B, dir string) (pagesDB, index, meta, other int64) 
 	return
 }
 
-func mib(n int64) float64 { return float64(n) / (1 << 20) }
+// ingestMiB converts bytes to MiB.
+func ingestMiB(n int64) float64 { return float64(n) / (1 << 20) }
 
 // BenchmarkIngest runs `tzctx ingest` with the built binary on the
 // PowerShell corpus and on synthetic sites of 1,000 and 5,000 pages, and
@@ -95,8 +96,8 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 func BenchmarkIngest(b *testing.B) {
 	bin := buildBinary(b)
 	sizes := []int{1000, 5000}
-	for i, mk := range benchCorpora(sizes...) {
-		b.Run(corpusNames(sizes...)[i], func(b *testing.B) {
+	for i, mk := range ingestCorpora(sizes...) {
+		b.Run(ingestCorpusNames(sizes...)[i], func(b *testing.B) {
 			c := mk(b)
 			for b.Loop() {
 				data := b.TempDir()
@@ -108,34 +109,36 @@ func BenchmarkIngest(b *testing.B) {
 					b.Fatalf("no rusage for the ingest process on this system")
 				}
 				peak := float64(ru.Maxrss) / 1024 // Linux reports KiB
-				pagesDB, index, meta, other := versionParts(b, filepath.Join(data, "versions", "bench"))
+				pagesDB, index, meta, other := versionPartSizes(b, filepath.Join(data, "versions", "bench"))
 				total := pagesDB + index + meta + other
 				b.ReportMetric(seconds, "ingest-s")
 				b.ReportMetric(peak, "peak-rss-MiB")
-				b.ReportMetric(mib(pagesDB), "pagesdb-MiB")
-				b.ReportMetric(mib(index), "index-MiB")
+				b.ReportMetric(ingestMiB(pagesDB), "pagesdb-MiB")
+				b.ReportMetric(ingestMiB(index), "index-MiB")
 				b.ReportMetric(float64(meta)/1024, "meta-KiB")
-				b.ReportMetric(mib(other), "other-MiB")
-				b.ReportMetric(mib(total), "total-MiB")
+				b.ReportMetric(ingestMiB(other), "other-MiB")
+				b.ReportMetric(ingestMiB(total), "total-MiB")
 				fmt.Printf("ingest of %s: %.2f s, peak RSS %.0f MiB; version %.1f MiB on disk (pages.db %.1f, index %.1f, meta.json %.1f KiB, other %.2f)\n",
-					c.name, seconds, peak, mib(total), mib(pagesDB), mib(index), float64(meta)/1024, mib(other))
+					c.name, seconds, peak, ingestMiB(total), ingestMiB(pagesDB), ingestMiB(index), float64(meta)/1024, ingestMiB(other))
 			}
 		})
 	}
 }
 
-// searcher sends searches to a server over keep-alive connections.
-type searcher struct {
+// startSearcher sends searches to a server over keep-alive connections.
+type startSearcher struct {
 	base    string
 	client  *http.Client
 	queries []string
 }
 
-func newSearcher(b *testing.B, base, page string) *searcher {
+// newStartSearcher makes 200 fixed queries of one or two words drawn,
+// from a fixed seed, from the words of the file page.
+func newStartSearcher(b *testing.B, base, page string) *startSearcher {
 	b.Helper()
 	words := strings.Fields(readFile(b, page))
 	rng := rand.New(rand.NewPCG(3, 5))
-	s := &searcher{base: base, client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	s := &startSearcher{base: base, client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	for range 200 {
 		q := words[rng.IntN(len(words))]
 		if rng.IntN(2) == 0 {
@@ -147,7 +150,7 @@ func newSearcher(b *testing.B, base, page string) *searcher {
 }
 
 // search sends query i and returns how long the answer took.
-func (s *searcher) search(i int) (time.Duration, error) {
+func (s *startSearcher) search(i int) (time.Duration, error) {
 	raw, _ := json.Marshal(map[string]any{"query": s.queries[i%len(s.queries)]})
 	t0 := time.Now()
 	resp, err := s.client.Post(s.base+"/api/v1/actions/read_documentation", "application/json", bytes.NewReader(raw))
@@ -165,7 +168,7 @@ func (s *searcher) search(i int) (time.Duration, error) {
 
 // load searches from workers goroutines until stop closes and returns
 // every latency and the first error.
-func (s *searcher) load(workers int, stop <-chan struct{}) ([]time.Duration, error) {
+func (s *startSearcher) load(workers int, stop <-chan struct{}) ([]time.Duration, error) {
 	var (
 		mu   sync.Mutex
 		all  []time.Duration
@@ -201,7 +204,8 @@ func (s *searcher) load(workers int, stop <-chan struct{}) ([]time.Duration, err
 	return all, ferr
 }
 
-func p99(d []time.Duration) time.Duration {
+// startP99 is the 99th percentile of d, 0 where d is empty.
+func startP99(d []time.Duration) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}
@@ -210,7 +214,8 @@ func p99(d []time.Duration) time.Duration {
 	return s[int(0.99*float64(len(s)-1))]
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// startMS converts a duration to milliseconds.
+func startMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // BenchmarkStart serves an existing version from the built binary and
 // reports the cold start until /healthz answers 200, the first search
@@ -222,8 +227,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkStart(b *testing.B) {
 	bin := buildBinary(b)
 	sizes := []int{1000}
-	for i, mk := range benchCorpora(sizes...) {
-		b.Run(corpusNames(sizes...)[i], func(b *testing.B) {
+	for i, mk := range ingestCorpora(sizes...) {
+		b.Run(ingestCorpusNames(sizes...)[i], func(b *testing.B) {
 			c := mk(b)
 			cloud := filepath.Join(testkit.SampleSite(b), "cloud")
 			for b.Loop() {
@@ -253,7 +258,7 @@ func BenchmarkStart(b *testing.B) {
 					time.Sleep(time.Millisecond)
 				}
 				startDur := time.Since(start)
-				s := newSearcher(b, base, filepath.Join(c.dir, c.words))
+				s := newStartSearcher(b, base, filepath.Join(c.dir, c.words))
 				first, err := s.search(0)
 				if err != nil {
 					b.Fatal(err)
@@ -294,11 +299,11 @@ func BenchmarkStart(b *testing.B) {
 				if sw.err != nil {
 					b.Fatal(sw.err)
 				}
-				pBase, pSwitch := p99(base0), p99(sw.d)
-				b.ReportMetric(ms(startDur), "start-ms")
-				b.ReportMetric(ms(first), "first-search-ms")
-				b.ReportMetric(ms(pBase), "p99-baseline-ms")
-				b.ReportMetric(ms(pSwitch), "p99-during-switch-ms")
+				pBase, pSwitch := startP99(base0), startP99(sw.d)
+				b.ReportMetric(startMS(startDur), "start-ms")
+				b.ReportMetric(startMS(first), "first-search-ms")
+				b.ReportMetric(startMS(pBase), "p99-baseline-ms")
+				b.ReportMetric(startMS(pSwitch), "p99-during-switch-ms")
 				b.ReportMetric(float64(pSwitch)/float64(pBase), "switch/baseline-p99")
 				fmt.Printf("start on %s: healthy after %v, first search %v; search p99 %v over %d searches without a switch, %v over %d during the switch (%.2fx)\n",
 					c.name, startDur.Round(time.Millisecond), first.Round(10*time.Microsecond), pBase.Round(10*time.Microsecond), len(base0), pSwitch.Round(10*time.Microsecond), len(sw.d), float64(pSwitch)/float64(pBase))
