@@ -125,7 +125,7 @@ func runProc(t testing.TB, bin string, env []string, args ...string) *proc {
 
 // genSite writes a deterministic synthetic tree folder of n pages, about
 // 2 KB each, spread over folders of 100.
-func genSite(t *testing.T, dir string, n int) {
+func genSite(t testing.TB, dir string, n int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, 11))
 	words := make([]string, 4000)
