@@ -86,9 +86,9 @@ type read struct {
 	// page returns the page's headings where the read is a page's; it
 	// is called only for a first chunk that continues, the one answer
 	// that lists them, so other reads never decode them.
-	page     func() ([]tzctx.Heading, error)
-	isPage   bool
-	version  string // the site version read, for the record
+	page    func() ([]tzctx.Heading, error)
+	isPage  bool
+	version string // the site version read, for the record
 }
 
 func (r *Reader) limit(p Paging) int {
