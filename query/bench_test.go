@@ -156,3 +156,156 @@ func BenchmarkSearch(b *testing.B) {
 			len(real), rm, rp, om, op, float64(om)/float64(rm), float64(op)/float64(rp))
 	}
 }
+
+// synthStore writes the synthetic corpus of n pages (seed 1) and ingests it
+// as the tzdocs tree, both into b.TempDir(), and reports what that took.
+func synthStore(b *testing.B, n int) *store.Store {
+	b.Helper()
+	site := filepath.Join(b.TempDir(), "site")
+	start := time.Now()
+	if err := testkit.WriteSynthSite(site, n, 1); err != nil {
+		b.Fatal(err)
+	}
+	wrote := time.Since(start)
+	st, err := store.Open(filepath.Join(b.TempDir(), "data"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	start = time.Now()
+	sum, err := ingest.Run(context.Background(), st, ingest.Options{Trees: []ingest.TreeSource{{Name: "tzdocs", Dir: site}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	if err := st.Activate(context.Background(), sum.Version); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Refresh(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("synthetic corpus of %d pages: written in %.2f s, ingested in %.2f s; version %d MiB on disk\n",
+		n, wrote.Seconds(), took.Seconds(), st.Size(sum.Version)>>20)
+	return st
+}
+
+// BenchmarkSearchSuite runs the fixed query set (testkit.SearchQueries)
+// through four paths side by side, on the PowerShell corpus and on each
+// synthetic size: the real path, the brute-force oracle, the SQLite FTS5
+// trigram peer computing the same answer, and the peer's bare candidate
+// lookup. Every answer of the peer and of the real path is checked equal
+// to the oracle's, byte for byte, or the benchmark fails. It reports
+// median and p99 per path and prints one line with the ratios to the
+// real path.
+func BenchmarkSearchSuite(b *testing.B) {
+	b.Run("powershell", func(b *testing.B) { searchSuite(b, "powershell-docs", powershell(b)) })
+	for _, n := range testkit.SynthSizes {
+		b.Run(fmt.Sprintf("synth-%d", n), func(b *testing.B) {
+			searchSuite(b, fmt.Sprintf("synthetic-%d", n), synthStore(b, n))
+		})
+	}
+}
+
+func searchSuite(b *testing.B, corpus string, st *store.Store) {
+	lim := testLimits()
+	r := NewReader(Config{Limits: lim}, st)
+	v, err := st.Acquire()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Release()
+	trees := []*store.Tree{v.Tree("tzdocs")}
+	o := newOracle(b, v, trees, lim.SearchMatchLimit)
+	start := time.Now()
+	peer := newSQLitePeer(b, b.TempDir(), trees, lim.SearchMatchLimit)
+	built := time.Since(start)
+	ctx := context.Background()
+	qs := testkit.SearchQueries
+	// round runs every query once through the four paths, checks the
+	// answers and returns the times, bare only for the queries whose MATCH
+	// has a word to look up.
+	round := func() (real, brute, fts, bare []time.Duration) {
+		for _, q := range qs {
+			words := QueryWords(q)
+			t0 := time.Now()
+			got, err := r.searchText(ctx, v, trees, words, RuleCode(q))
+			if err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			want := o.answer(q)
+			t2 := time.Now()
+			peerGot, err := peer.answer(q)
+			if err != nil {
+				b.Fatalf("query %q: %v", q, err)
+			}
+			t3 := time.Now()
+			_, ok, err := peer.candidates(q)
+			if err != nil {
+				b.Fatalf("query %q: %v", q, err)
+			}
+			t4 := time.Now()
+			if got != want {
+				b.Fatalf("query %q on %s: the real path and the oracle differ:\n got  %q\n want %q", q, corpus, clip(got), clip(want))
+			}
+			if peerGot != want {
+				b.Fatalf("query %q on %s: the SQLite peer and the oracle differ:\n peer %q\n want %q", q, corpus, clip(peerGot), clip(want))
+			}
+			real, brute, fts = append(real, t1.Sub(t0)), append(brute, t2.Sub(t1)), append(fts, t3.Sub(t2))
+			if ok {
+				bare = append(bare, t4.Sub(t3))
+			}
+		}
+		return real, brute, fts, bare
+	}
+	// One round untimed first: it checks every answer before any figure
+	// is taken, and loads what each path reads once per version (the real
+	// path's titles and headings, SQLite's pages), which is the cost of a
+	// first search, not of a search.
+	round()
+	var real, brute, fts, bare []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		r1, b1, f1, c1 := round()
+		real, brute, fts, bare = append(real, r1...), append(brute, b1...), append(fts, f1...), append(bare, c1...)
+	}
+	bareQueries := len(bare) / max(1, len(real)/len(qs))
+	// The real path's slowest query, by its median over the rounds: what
+	// its p99 is made of.
+	slowQ, slowD := "", time.Duration(0)
+	for i, q := range qs {
+		var ds []time.Duration
+		for k := i; k < len(real); k += len(qs) {
+			ds = append(ds, real[k])
+		}
+		if d := percentile(ds, 0.5); d > slowD {
+			slowQ, slowD = q, d
+		}
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	type path struct {
+		name        string
+		median, p99 time.Duration
+	}
+	var paths []path
+	for _, p := range []struct {
+		name string
+		d    []time.Duration
+	}{{"real", real}, {"oracle", brute}, {"fts5", fts}, {"bare", bare}} {
+		m, q := percentile(p.d, 0.5), percentile(p.d, 0.99)
+		b.ReportMetric(us(m), p.name+"-median-µs")
+		b.ReportMetric(us(q), p.name+"-p99-µs")
+		paths = append(paths, path{p.name, m, q})
+	}
+	line := fmt.Sprintf("search suite on %s, %d pages, %d queries x %d rounds:", corpus, len(o.pages), len(qs), len(real)/len(qs))
+	for _, p := range paths {
+		line += fmt.Sprintf(" %s median %v p99 %v", p.name, p.median.Round(time.Microsecond/10), p.p99.Round(time.Microsecond/10))
+		if p.name != "real" {
+			line += fmt.Sprintf(" (%.1fx, %.1fx);", float64(p.median)/float64(paths[0].median), float64(p.p99)/float64(paths[0].p99))
+		} else {
+			line += ";"
+		}
+	}
+	fmt.Printf("%s ratios to real at median, p99; bare over the %d queries with a word of 3+ characters; real path slowest on %q (median %v); SQLite built in %.2f s\n",
+		line, bareQueries, slowQ, slowD.Round(time.Microsecond/10), built.Seconds())
+}
