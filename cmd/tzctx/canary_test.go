@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
@@ -154,24 +153,7 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 		}
 	}
 	for _, token := range []string{"", "tok-c"} {
-		opts := []transport.StreamableHTTPCOption{}
-		if token != "" {
-			opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-		}
-		tr, err := transport.NewStreamableHTTP(base+"/mcp", opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hc := client.NewClient(tr)
-		if err := hc.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		init := mcpgo.InitializeRequest{}
-		init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcpgo.Implementation{Name: "canary", Version: "1"}
-		if _, err := hc.Initialize(context.Background(), init); err != nil {
-			t.Fatal(err)
-		}
+		hc := mcpSession(t, base, token)
 		mcpCalls(hc, "mcp-http")
 		_ = hc.Close()
 		var env []string

@@ -21,6 +21,10 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestMain silences the server's slog lines: serve, the dispatcher and the
@@ -396,5 +400,31 @@ func (s *testServer) stop(t *testing.T) error {
 func testConfig(watch time.Duration) config {
 	c := defaultConfig()
 	c.WatchInterval = duration(watch)
+	return c
+}
+
+// mcpSession initializes an MCP client of base's /mcp as the caller of
+// token ("" for none), with any further transport options, and closes it
+// at the test's end.
+func mcpSession(t *testing.T, base, token string, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	if token != "" {
+		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	}
+	tr, err := transport.NewStreamableHTTP(base+"/mcp", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatalf("initialize %s/mcp: %v", base, err)
+	}
 	return c
 }

@@ -125,21 +125,7 @@ func TestMCPStdioProcesses(t *testing.T) {
 
 	// A client of the server's /mcp, on its listening stream.
 	//lint:ignore SA1019 the GET stream is what clients of 2025-11-25 listen on
-	httpTr, err := transport.NewStreamableHTTP(srv.base+"/mcp", transport.WithContinuousListening())
-	if err != nil {
-		t.Fatal(err)
-	}
-	viaHTTP := client.NewClient(httpTr)
-	if err := viaHTTP.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = viaHTTP.Close() })
-	initReq := mcpgo.InitializeRequest{}
-	initReq.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	initReq.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := viaHTTP.Initialize(context.Background(), initReq); err != nil {
-		t.Fatal(err)
-	}
+	viaHTTP := mcpSession(t, srv.base, "", transport.WithContinuousListening())
 	time.Sleep(300 * time.Millisecond) // the listening stream opens after initialize
 
 	notified := make(chan string, 16)

@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -87,27 +84,6 @@ func getStatus(t *testing.T, u string) (int, string) {
 	return resp.StatusCode, string(raw)
 }
 
-// mcpHTTPClient initializes an MCP client of the server's /mcp.
-func mcpHTTPClient(t *testing.T, base string) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(base + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestServeMetrics: calls over HTTP and MCP, succeeding and refused, are
 // counted on /metrics of the main listener by account, action, transport
 // and outcome, with their durations, beside the served version and the
@@ -173,7 +149,7 @@ func TestServeMetrics(t *testing.T) {
 			t.Fatalf("%s: %d (%v), want %d", c.what, code, err, c.status)
 		}
 	}
-	m := mcpHTTPClient(t, srv.base)
+	m := mcpSession(t, srv.base, "")
 	if r := mcpCall(t, m, "read_documentation", map[string]any{"tree": "cloud", "query": metricsCanary}); r.IsError {
 		t.Fatalf("MCP search refused: %v", r.Content)
 	}

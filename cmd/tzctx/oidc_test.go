@@ -14,10 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
@@ -25,28 +21,6 @@ import (
 // oidcConfig is the oidc member naming a test issuer.
 func oidcConfig(iss *testkit.Issuer) *identity.OIDCConfig {
 	return &identity.OIDCConfig{Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.JWKSURL}
-}
-
-// mcpSession initializes an MCP session over base's /mcp with a bearer
-// token and returns the client.
-func mcpSession(t *testing.T, base, token string) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatalf("initialize /mcp with a bearer JWT: %v", err)
-	}
-	return c
 }
 
 // rawPost POSTs body to url with a bearer token and returns the response
