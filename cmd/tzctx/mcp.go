@@ -160,6 +160,9 @@ func serveStdio(ctx context.Context, dataDir string, cfg config, token string, i
 	if h := st.Health(); h.Serving == "" && h.Fault == nil {
 		log.Warn("no version is active in " + dataDir + "; reads answer context_unavailable until one is activated")
 	}
+	// A stdio process serves no /metrics, so it counts nothing either.
+	off := false
+	cfg.Metrics = &off
 	fe, err := newFrontEnds(cfg, st, dataDir, log)
 	if err != nil {
 		return err
