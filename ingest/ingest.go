@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -75,7 +77,8 @@ type Options struct {
 // Progress reports how far an ingest has come.
 type Progress struct {
 	Pages, TotalPages int
-	Bytes, TotalBytes int64
+	// Bytes counts the bytes of the copies of the pages written so far.
+	Bytes int64
 }
 
 // Summary reports a finished ingest.
@@ -216,9 +219,12 @@ type loadedTree struct {
 	dir                  string // the tree folder as given
 	pages                []loadedPage
 	index, full, outline string
-	skipped              int
-	bytes                int64
-	headings             int
+	// composed is set where the tree has no llms-full.txt: its whole
+	// text is composed of its pages.
+	composed bool
+	skipped  int
+	bytes    int64
+	headings int
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -292,6 +298,14 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 // load applies the defaults of opts and reads and checks its trees, in
 // tree order.
 func load(ctx context.Context, opts *Options) ([]*loadedTree, error) {
+	if err := prepare(opts); err != nil {
+		return nil, err
+	}
+	return loadTrees(ctx, *opts)
+}
+
+// prepare applies the defaults of opts and checks its version name.
+func prepare(opts *Options) error {
 	if opts.MaxPageBytes <= 0 {
 		opts.MaxPageBytes = DefaultMaxPageBytes
 	}
@@ -300,37 +314,100 @@ func load(ctx context.Context, opts *Options) ([]*loadedTree, error) {
 	}
 	if opts.Version != "" {
 		if err := store.ValidName(opts.Version); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return loadTrees(ctx, *opts)
+	return nil
 }
 
 // Run ingests the trees of opts into st as a new version. On any error
 // nothing becomes visible. Identical content already stored is reported as
-// that version and nothing is written.
+// that version and nothing new is kept.
+//
+// Pages are read, checked and written one at a time, so what Run holds
+// does not grow with the pages' text: the version is built in a staging
+// folder as the pages come, and its content digest is known when the last
+// one is read. Content stored already is then that version, and the
+// staging folder goes.
 func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	start := time.Now()
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	trees, err := load(ctx, &opts)
+	if err := prepare(&opts); err != nil {
+		return nil, err
+	}
+	srcs, err := sortedSources(opts)
 	if err != nil {
 		return nil, err
 	}
-	digest := contentDigest(derivation, trees)
+	// Every manifest is walked before any page is read, so that a fault in
+	// one is found at once and the progress knows the total.
+	type opened struct {
+		t     *loadedTree
+		dir   *sitefs.Folder
+		pages []manifest.Page
+		src   TreeSource
+	}
+	var trees []opened
+	defer func() {
+		for _, o := range trees {
+			o.dir.Close()
+		}
+	}()
+	var pr Progress
+	for _, s := range srcs {
+		t, dir, pages, err := openTree(ctx, s, opts)
+		if err != nil {
+			return nil, err
+		}
+		trees = append(trees, opened{t, dir, pages, s})
+		pr.TotalPages += len(pages)
+	}
+	b, err := st.NewBuilder()
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			b.Abort()
+		}
+	}()
+	digest := newDigester(derivation)
+	ord := 0
 	sum := &Summary{}
-	for _, t := range trees {
+	for _, o := range trees {
+		t := o.t
+		digest.w(t.name)
+		digest.w(t.title)
+		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+		if err := w.begin(); err != nil {
+			return nil, err
+		}
+		if err := readPages(ctx, t, o.dir, o.src, o.pages, opts, func(p *loadedPage) error { return w.page(ctx, p) }); err != nil {
+			return nil, err
+		}
+		if err := compose(ctx, t, o.dir, opts.MaxLLMSBytes, false); err != nil {
+			return nil, err
+		}
+		if t.composed != w.composed {
+			return nil, fmt.Errorf("tree %s: llms-full.txt appeared or went during the ingest; ingest again", t.name)
+		}
+		if err := w.finish(t); err != nil {
+			return nil, err
+		}
 		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
 		sum.Pages += len(t.pages)
 		sum.Bytes += t.bytes
 		sum.Headings += t.headings
 		sum.Skipped += t.skipped
 	}
+	d := digest.sum()
 	// Identical content stored already is that version, unless it is
 	// damaged: then it cannot stand for this ingest.
-	if name := st.FindDigest(digest); name != "" && (opts.Version == "" || opts.Version == name) {
+	if name := st.FindDigest(d); name != "" && (opts.Version == "" || opts.Version == name) {
 		if err := st.Verify(ctx, name); err == nil {
 			sum.Version, sum.Existing = name, true
 			sum.Seconds = time.Since(start).Seconds()
@@ -342,7 +419,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	created := now().UTC()
 	name := opts.Version
 	if name == "" {
-		name = created.Format("20060102") + "-" + digest[:12]
+		name = created.Format("20060102") + "-" + d[:12]
 	}
 	if _, err := st.Lookup(name); err == nil || errors.Is(err, store.ErrDamaged) {
 		if st.Verify(ctx, name) != nil {
@@ -350,17 +427,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
-	b, err := st.NewBuilder()
-	if err != nil {
-		return nil, err
-	}
-	if err := write(ctx, b, trees, opts.Progress); err != nil {
-		b.Abort()
-		return nil, err
-	}
-	meta := store.Meta{Name: name, Created: created, Digest: digest, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
+	meta := store.Meta{Name: name, Created: created, Digest: d, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
 	// Commit checks ctx between its phases and before the rename: a stop
-	// asked for meanwhile leaves no version.
+	// asked for meanwhile leaves no version. It aborts on failure.
+	committed = true
 	if err := b.Commit(ctx, meta); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,8 +18,35 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 )
 
-// loadTrees reads and checks every tree of opts, in tree order.
+// loadTrees reads and checks every tree of opts, in tree order, holding
+// every page.
 func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
+	srcs, err := sortedSources(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []*loadedTree
+	for _, s := range srcs {
+		t, dir, pages, err := openTree(ctx, s, opts)
+		if err != nil {
+			return nil, err
+		}
+		err = readPages(ctx, t, dir, s, pages, opts, nil)
+		if err == nil {
+			err = compose(ctx, t, dir, opts.MaxLLMSBytes, true)
+		}
+		dir.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// sortedSources checks the tree names of opts and returns its trees in
+// tree order.
+func sortedSources(opts Options) ([]TreeSource, error) {
 	srcs := append([]TreeSource(nil), opts.Trees...)
 	seen := map[string]bool{}
 	for _, s := range srcs {
@@ -34,63 +59,70 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 		seen[s.Name] = true
 	}
 	sort.Slice(srcs, func(i, j int) bool { return tzctx.TreeOrder(srcs[i].Name) < tzctx.TreeOrder(srcs[j].Name) })
-	var out []*loadedTree
-	for _, s := range srcs {
-		t, err := loadTree(ctx, s, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return srcs, nil
 }
 
-// loadTree reads one tree. Every file it reads, the manifest's included,
-// goes through one sitefs.Folder of the tree folder.
-func loadTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, error) {
+// openTree opens one tree folder and walks its manifest. Every file the
+// tree's ingest reads, the manifest's included, goes through the one
+// sitefs.Folder it returns, which the caller closes.
+func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *sitefs.Folder, []manifest.Page, error) {
 	dir, err := sitefs.Open(src.Dir)
 	if err != nil {
-		return nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
+		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
 	}
-	defer dir.Close()
+	fail := func(err error) (*loadedTree, *sitefs.Folder, []manifest.Page, error) {
+		dir.Close()
+		return nil, nil, nil, err
+	}
 	res, err := manifest.WalkFolder(ctx, dir, manifest.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, CountOnly: true})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return fail(ctx.Err())
 		}
 		var me *manifest.Error
 		if errors.As(err, &me) {
 			me.File = filepath.Join(src.Dir, me.File)
-			return nil, me
+			return fail(me)
 		}
-		return nil, &Error{File: filepath.Join(src.Dir, manifest.ManifestName), Problem: err.Error(), Fix: "fix the manifest", Err: err}
+		return fail(&Error{File: filepath.Join(src.Dir, manifest.ManifestName), Problem: err.Error(), Fix: "fix the manifest", Err: err})
 	}
 	if len(res.Pages) == 0 {
-		return nil, &Error{File: filepath.Join(src.Dir, manifest.ManifestName), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"}
+		return fail(&Error{File: filepath.Join(src.Dir, manifest.ManifestName), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
 	}
 	if err := checkRoutes(src, res.Pages); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(res.Name)), skipped: res.Skipped}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
-	for _, mp := range res.Pages {
+	return t, dir, res.Pages, nil
+}
+
+// readPages reads and checks the tree's pages in manifest order, calling
+// each, where set, with every page as it is read, and then appending it
+// to t.pages; each may drop the page's copy and scan once it has used
+// them, so that the pages need not all be held at once.
+func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeSource, pages []manifest.Page, opts Options, each func(*loadedPage) error) error {
+	t.pages = make([]loadedPage, 0, len(pages))
+	for _, mp := range pages {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.bytes += int64(len(p.copy))
 		t.headings += len(p.headings)
+		if each != nil {
+			if err := each(p); err != nil {
+				return err
+			}
+		}
 		t.pages = append(t.pages, *p)
 	}
-	if err := compose(ctx, t, dir, opts.MaxLLMSBytes); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return nil
 }
 
 // checkRoutes refuses two page paths that name one route ("guides" and
@@ -249,7 +281,10 @@ func invalidAt(data []byte) (line, col int) {
 // compose sets the tree's index and whole texts, from llms.txt and
 // llms-full.txt where the folder has them and composed otherwise,
 // and its outline.
-func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes int64) error {
+//
+// With composeFull false a whole text that llms-full.txt does not give is
+// left to the caller, which composed it as the pages went by.
+func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes int64, composeFull bool) error {
 	var err error
 	if t.index, err = optionalText(ctx, dir, "llms.txt", maxBytes); err != nil {
 		return err
@@ -266,6 +301,9 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 		return err
 	}
 	if t.full == "" {
+		t.composed = true
+	}
+	if t.full == "" && composeFull {
 		var b strings.Builder
 		for i, p := range t.pages {
 			if i > 0 {
@@ -465,46 +503,4 @@ func linkKey(tree, target string) string {
 		target = ""
 	}
 	return target
-}
-
-// derivationVersion names the rules by which ingest derives what it
-// stores from the files it reads: copies, titles, headings, place tables,
-// the composed index and whole text, the outline and its link targets,
-// n-grams. It is part of the content digest, so that re-ingesting the same
-// files after the rules changed builds a new version instead of reporting
-// the old one, derived by the old rules, as identical. Bump it whenever a
-// change makes ingest store anything differently for the same files.
-//
-// 2: route link targets holding a space, a parenthesis or an angle bracket
-// are written between angle brackets.
-const derivationVersion = 2
-
-// derivation is the version contentDigest is given; tests change it to
-// stand for a change of the rules.
-var derivation = derivationVersion
-
-// contentDigest hashes the derivation version and everything a version
-// serves, so identical content derived by the same rules gets the same
-// digest.
-func contentDigest(rules int, trees []*loadedTree) string {
-	h := sha256.New()
-	w := func(s string) {
-		fmt.Fprintf(h, "%d:", len(s))
-		h.Write([]byte(s))
-	}
-	w("tzctx-content-v1")
-	w(fmt.Sprintf("derivation-%d", rules))
-	for _, t := range trees {
-		w(t.name)
-		w(t.title)
-		w(t.index)
-		w(t.full)
-		for _, p := range t.pages {
-			w(p.Path)
-			w(p.Title)
-			w(p.Description)
-			w(p.copy)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -173,12 +173,113 @@ func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*stor
 	return b.String(), nil
 }
 
+// wordIndex returns the index of the first w, a lower-cased word, in a
+// page's search body, or -1: in the lower-cased copy itself, or, with fold
+// set, in the copy with its ASCII letters lower-cased, which is the
+// lower-cased copy for such a page (store.Tree.SearchBody).
+func wordIndex(body []byte, w string, fold bool) int {
+	if !fold {
+		return bytes.Index(body, []byte(w))
+	}
+	return foldIndex(body, w)
+}
+
+// foldIndex returns the index of the first w in body with body's ASCII
+// letters lower-cased, or -1. It looks for the rarest byte of w, in both
+// cases where it is a letter, with the vectorised bytes.IndexByte, and
+// compares the rest at each place found.
+func foldIndex(body []byte, w string) int {
+	n := len(w)
+	if n == 0 {
+		return 0
+	}
+	k := anchorOf(w)
+	lo, up := w[k], w[k]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	next := func(c byte, p int) int {
+		if i := bytes.IndexByte(body[p:], c); i >= 0 {
+			return p + i
+		}
+		return len(body)
+	}
+	if n > len(body) {
+		return -1
+	}
+	nextLo, nextUp := next(lo, k), len(body)
+	if up != lo {
+		nextUp = next(up, k)
+	}
+	for {
+		q := min(nextLo, nextUp)
+		i := q - k
+		if q >= len(body) || i+n > len(body) {
+			return -1
+		}
+		if foldEqual(body[i:i+n], w) {
+			return i
+		}
+		if nextLo == q {
+			nextLo = next(lo, q+1)
+		}
+		if nextUp == q {
+			nextUp = next(up, q+1)
+		}
+	}
+}
+
+// foldEqual reports whether b with its ASCII letters lower-cased is w.
+func foldEqual(b []byte, w string) bool {
+	for j := 0; j < len(w); j++ {
+		c := b[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// anchorOf returns the index of the byte of w that documentation text
+// holds least often, by byteRarity.
+func anchorOf(w string) int {
+	best, k := 256, 0
+	for i := 0; i < len(w); i++ {
+		if r := byteRarity(w[i]); r < best {
+			best, k = r, i
+		}
+	}
+	return k
+}
+
+// byteRarity ranks how often a byte occurs in English documentation,
+// both cases of a letter together: lower is rarer. Only the choice of
+// where foldIndex looks depends on it, never its answer.
+func byteRarity(c byte) int {
+	const letters = "zqjxkvbpygfwmucldrhsnioate" // rarest first
+	if i := strings.IndexByte(letters, c); i >= 0 {
+		return 10 + 4*i
+	}
+	switch {
+	case c >= 0x80:
+		return 5
+	case '0' <= c && c <= '9':
+		return 30
+	case c == '-' || c == '.' || c == '/' || c == '_' || c == '`' || c == '*' || c == '#':
+		return 70
+	}
+	return 20
+}
+
 // firstLine returns the page's first line holding any word, trimmed (A-12).
 func firstLine(t *store.Tree, route string, words []string) string {
-	lower := t.Lower(route)
+	lower, fold := t.SearchBody(route)
 	first := -1
 	for _, w := range words {
-		if i := bytes.Index(lower, []byte(w)); i >= 0 && (first < 0 || i < first) {
+		if i := wordIndex(lower, w, fold); i >= 0 && (first < 0 || i < first) {
 			first = i
 		}
 	}
@@ -330,9 +431,9 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 			}
 			score := e.th
 			t := sp.tree[e.ord]
-			body := t.Lower(t.Pages[sp.index[e.ord]].Route)
+			body, fold := t.SearchBody(t.Pages[sp.index[e.ord]].Route)
 			for _, s := range ws {
-				if s.cand[e.ord>>6]&(1<<(e.ord&63)) != 0 && bytes.Contains(body, []byte(s.w)) {
+				if s.cand[e.ord>>6]&(1<<(e.ord&63)) != 0 && wordIndex(body, s.w, fold) >= 0 {
 					score += s.times
 				}
 			}

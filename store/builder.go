@@ -3,47 +3,60 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"syscall"
+	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/turnzerocloud/tzctx"
 )
 
 var (
-	bucketMeta     = []byte("meta")
-	keyMeta        = []byte("meta")
-	keyManifest    = []byte("manifest")
-	bucketText     = []byte("text")
-	bucketLayout   = []byte("layout")
-	bucketLower    = []byte("lower")
-	bucketHeadings = []byte("headings")
+	bucketMeta   = []byte("meta")
+	keyMeta      = []byte("meta")
+	keyManifest  = []byte("manifest")
+	bucketText   = []byte("text")
+	bucketSearch = []byte("search")
 )
-
-// flushBytes bounds what one bbolt write transaction holds in memory.
-const flushBytes = 64 << 20
 
 // Builder writes one new version in a staging folder. Nothing it writes is
 // visible until Commit renames the folder into place; Abort, or a crash,
 // leaves only a staging folder that the next builder removes.
+//
+// Texts go to the version's text file and their place tables, lower-cased
+// copies and headings to its aux file, each written once, front to back,
+// as they come; what bbolt holds (the metadata, the manifests and where
+// each text lies) is small, is kept in memory, and is written in one
+// transaction at Commit. So a build holds one page at a time, whatever
+// the site's size.
 type Builder struct {
 	s       *Store
 	dir     string
 	lock    *os.File
-	db      *bolt.DB
-	tx      *bolt.Tx
-	pending int
-	index   bleve.Builder
+	texts   *flatWriter
+	aux     *flatWriter
+	trees   map[string]*builtTree
+	index   *indexFeed
 	indexed int
+	span    *span
 	done    bool
+}
+
+// builtTree is what a Builder keeps of one tree until Commit.
+type builtTree struct {
+	manifest []byte
+	text     map[string][]byte // key -> encoded textEntry
+	search   map[string][]byte // route -> encoded searchEntry
 }
 
 // NewBuilder starts a version in a fresh staging folder, first removing
@@ -56,18 +69,21 @@ func (s *Store) NewBuilder() (*Builder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create staging folder: %w", err)
 	}
-	b := &Builder{s: s, dir: dir}
+	b := &Builder{s: s, dir: dir, trees: map[string]*builtTree{}}
 	var err error
 	if b.lock, err = os.Create(filepath.Join(dir, lockFile)); err == nil {
 		err = syscall.Flock(int(b.lock.Fd()), syscall.LOCK_EX)
 	}
 	if err == nil {
-		b.db, err = bolt.Open(filepath.Join(dir, dbFile), 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
+		b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
+	}
+	if err == nil {
+		b.aux, err = newFlatWriter(filepath.Join(dir, auxFile))
 	}
 	if err == nil {
 		// The builder's work files go in the staging folder too, so an
 		// interrupted build leaves nothing outside the data directory.
-		b.index, err = bleve.NewBuilder(filepath.Join(dir, indexDir), gramMapping(), map[string]any{"batchSize": 1000, "buildPathPrefix": dir})
+		b.index, err = newIndexFeed(filepath.Join(dir, indexDir), dir)
 	}
 	if err != nil {
 		b.Abort()
@@ -76,44 +92,13 @@ func (s *Store) NewBuilder() (*Builder, error) {
 	return b, nil
 }
 
-func (b *Builder) begin() error {
-	if b.tx == nil {
-		tx, err := b.db.Begin(true)
-		if err != nil {
-			return err
-		}
-		b.tx = tx
+func (b *Builder) tree(name string) *builtTree {
+	t := b.trees[name]
+	if t == nil {
+		t = &builtTree{text: map[string][]byte{}, search: map[string][]byte{}}
+		b.trees[name] = t
 	}
-	return nil
-}
-
-func (b *Builder) bucket(tree string, sub []byte) (*bolt.Bucket, error) {
-	if err := b.begin(); err != nil {
-		return nil, err
-	}
-	tb, err := b.tx.CreateBucketIfNotExists([]byte(tree))
-	if err != nil || sub == nil {
-		return tb, err
-	}
-	return tb.CreateBucketIfNotExists(sub)
-}
-
-func (b *Builder) put(tree string, sub, key, val []byte) error {
-	bk, err := b.bucket(tree, sub)
-	if err != nil {
-		return err
-	}
-	if err := bk.Put(key, val); err != nil {
-		return err
-	}
-	b.pending += len(val)
-	if b.pending >= flushBytes {
-		b.pending = 0
-		tx := b.tx
-		b.tx = nil
-		return tx.Commit()
-	}
-	return nil
+	return t
 }
 
 // treeManifest is what a tree's manifest record holds.
@@ -128,33 +113,145 @@ func (b *Builder) PutTree(tree, title string, pages []tzctx.Page) error {
 	if err != nil {
 		return err
 	}
-	return b.put(tree, nil, keyManifest, data)
+	b.tree(tree).manifest = data
+	return nil
 }
 
 // PutText stores one text of a tree under key ("index", "full", "outline"
-// or a page route) with its layout and stamp.
+// or a page route) with its layout and stamp. Between BeginSpan and
+// EndSpan the text is also the next piece of the span's text.
 func (b *Builder) PutText(tree, key, text string, l Layout) error {
-	enc, err := encodeLayout(text, l)
+	if _, dup := b.tree(tree).text[key]; dup {
+		return fmt.Errorf("text %s of tree %s is stored twice", key, tree)
+	}
+	sum := sha256.Sum256([]byte(text))
+	enc, err := encodeLayout(text, l, sum, checkpoints(text, 0, 0, nil))
 	if err != nil {
 		return fmt.Errorf("text %s of tree %s: %w", key, tree, err)
 	}
-	if err := b.put(tree, bucketText, []byte(key), []byte(text)); err != nil {
+	at, err := b.writeText(text)
+	if err != nil {
 		return err
 	}
-	return b.put(tree, bucketLayout, []byte(key), enc)
+	lay, err := b.aux.write(enc)
+	if err != nil {
+		return err
+	}
+	b.tree(tree).text[key] = textEntry{text: at, layout: lay}.encode()
+	return nil
+}
+
+// BeginSpan starts a text composed of the texts and gaps stored next, in
+// order, so that a tree's whole text, composed of its pages, shares their
+// bytes instead of holding a second copy of each. EndSpan names it.
+func (b *Builder) BeginSpan() error {
+	if b.span != nil {
+		return errors.New("a span is open already")
+	}
+	b.span = &span{start: b.texts.off, hash: sha256.New()}
+	return nil
+}
+
+// PutGap stores text that belongs to the open span alone, such as the
+// blank line between two pages of a composed whole text.
+func (b *Builder) PutGap(text string) error {
+	if b.span == nil {
+		return errors.New("no span is open")
+	}
+	_, err := b.writeText(text)
+	return err
+}
+
+// EndSpan stores the open span's text under key of tree with its layout l,
+// which its caller derives; its stamp and code-point checkpoints are
+// computed here from the bytes written.
+func (b *Builder) EndSpan(tree, key string, l Layout) error {
+	sp := b.span
+	if sp == nil {
+		return errors.New("no span is open")
+	}
+	b.span = nil
+	if _, dup := b.tree(tree).text[key]; dup {
+		return fmt.Errorf("text %s of tree %s is stored twice", key, tree)
+	}
+	if sp.n != l.Total {
+		return fmt.Errorf("text %s of tree %s: layout total %d does not match the text's %d code points", key, tree, l.Total, sp.n)
+	}
+	var sum [sha256.Size]byte
+	sp.hash.Sum(sum[:0])
+	enc, err := encodeLayoutParts(l, sum, sp.checks)
+	if err != nil {
+		return fmt.Errorf("text %s of tree %s: %w", key, tree, err)
+	}
+	lay, err := b.aux.write(enc)
+	if err != nil {
+		return err
+	}
+	at := ref{off: sp.start, n: b.texts.off - sp.start}
+	b.tree(tree).text[key] = textEntry{text: at, layout: lay}.encode()
+	return nil
+}
+
+// SpanText returns the open span's text as written so far, read back from
+// the text file, for a caller that must scan it whole.
+func (b *Builder) SpanText() (string, error) {
+	sp := b.span
+	if sp == nil {
+		return "", errors.New("no span is open")
+	}
+	if err := b.texts.w.Flush(); err != nil {
+		return "", err
+	}
+	buf := make([]byte, b.texts.off-sp.start)
+	if _, err := b.texts.f.ReadAt(buf, int64(sp.start)); err != nil {
+		return "", err
+	}
+	return string(buf), nil
+}
+
+// writeText appends text to the text file, feeding the open span.
+func (b *Builder) writeText(text string) (ref, error) {
+	if sp := b.span; sp != nil {
+		if b.texts.off-sp.start+uint64(len(text)) > 1<<32-1 {
+			return ref{}, errors.New("a composed text is over the 4 GiB bound")
+		}
+		sp.hash.Write([]byte(text))
+		sp.checks = checkpoints(text, uint32(b.texts.off-sp.start), sp.n, sp.checks)
+		sp.n += utf8.RuneCountInString(text)
+	}
+	return b.texts.write([]byte(text))
+}
+
+// span is a text being composed of the pieces written to the text file.
+type span struct {
+	start  uint64
+	n      int // code points so far
+	hash   hash.Hash
+	checks []uint32
 }
 
 // PutPageSearch stores what search needs of a page beyond its text: its
-// lower-cased copy and its headings.
-func (b *Builder) PutPageSearch(tree, route, lower string, headings []tzctx.Heading) error {
-	if err := b.put(tree, bucketLower, []byte(route), []byte(lower)); err != nil {
-		return err
+// lower-cased copy and its headings. lower is nil where the copy
+// lower-cased is the copy with its ASCII letters lower-cased: then search
+// matches the copy itself, folding ASCII letters, and no second copy is
+// stored.
+func (b *Builder) PutPageSearch(tree, route string, lower []byte, headings []tzctx.Heading) error {
+	var e searchEntry
+	var err error
+	if len(lower) > 0 {
+		if e.lower, err = b.aux.write(lower); err != nil {
+			return err
+		}
 	}
 	hs, err := json.Marshal(headings)
 	if err != nil {
 		return err
 	}
-	return b.put(tree, bucketHeadings, []byte(route), hs)
+	if e.headings, err = b.aux.write(hs); err != nil {
+		return err
+	}
+	b.tree(tree).search[route] = e.encode()
+	return nil
 }
 
 // PageGrams are the distinct n-grams of one page, each list joined by
@@ -165,10 +262,70 @@ type PageGrams struct {
 }
 
 // IndexPage adds page number ord of the version (its place across all
-// trees in tree and manifest order) to the n-gram index.
+// trees in tree and manifest order) to the n-gram index. The index is
+// built beside the caller's work; an indexing fault is returned by a
+// later call or by Commit.
 func (b *Builder) IndexPage(ord int, g PageGrams) error {
 	b.indexed++
-	return b.index.Index(strconv.Itoa(ord), map[string]any{FieldAll: g.All, FieldTitle: g.Title, FieldHeadings: g.Headings})
+	return b.index.add(strconv.Itoa(ord), map[string]any{FieldAll: g.All, FieldTitle: g.Title, FieldHeadings: g.Headings})
+}
+
+// writeDB writes the version's bbolt file in one transaction: the
+// metadata, the manifests and where every text lies, each bucket's keys in
+// order, so its pages are filled and nothing is freed.
+func (b *Builder) writeDB(meta []byte) error {
+	db, err := bolt.Open(filepath.Join(b.dir, dbFile), 0o644, &bolt.Options{NoFreelistSync: true})
+	if err != nil {
+		return err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		mk, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if err := mk.Put(keyMeta, meta); err != nil {
+			return err
+		}
+		for _, name := range sortedKeys(b.trees) {
+			t := b.trees[name]
+			tb, err := tx.CreateBucket([]byte(name))
+			if err != nil {
+				return err
+			}
+			if t.manifest == nil {
+				return fmt.Errorf("tree %s has no manifest", name)
+			}
+			if err := tb.Put(keyManifest, t.manifest); err != nil {
+				return err
+			}
+			for sub, m := range map[string]map[string][]byte{string(bucketText): t.text, string(bucketSearch): t.search} {
+				sb, err := tb.CreateBucket([]byte(sub))
+				if err != nil {
+					return err
+				}
+				sb.FillPercent = 1
+				for _, k := range sortedKeys(m) {
+					if err := sb.Put([]byte(k), m[k]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Commit finishes the version under meta.Name and renames it into place.
@@ -211,29 +368,19 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := b.begin(); err != nil {
-			return err
+		if b.span != nil {
+			return errors.New("a span is still open")
 		}
-		mk, err := b.tx.CreateBucketIfNotExists(bucketMeta)
-		if err != nil {
-			return err
+		if err := b.texts.close(); err != nil {
+			return fmt.Errorf("write %s: %w", textsFile, err)
 		}
-		if err := mk.Put(keyMeta, mb); err != nil {
-			return err
+		if err := b.aux.close(); err != nil {
+			return fmt.Errorf("write %s: %w", auxFile, err)
 		}
-		tx := b.tx
-		b.tx = nil
-		if err := tx.Commit(); err != nil {
-			return err
+		if err := b.writeDB(mb); err != nil {
+			return fmt.Errorf("write %s: %w", dbFile, err)
 		}
-		if err := b.db.Sync(); err != nil {
-			return err
-		}
-		if err := b.db.Close(); err != nil {
-			return err
-		}
-		b.db = nil
-		if err := b.index.Close(); err != nil {
+		if err := b.index.close(); err != nil {
 			return fmt.Errorf("build search index: %w", err)
 		}
 		b.index = nil
@@ -278,17 +425,12 @@ func (b *Builder) Abort() {
 		return
 	}
 	b.done = true
-	if b.tx != nil {
-		_ = b.tx.Rollback()
-	}
-	if b.db != nil {
-		b.db.Close()
-		b.db = nil
-	}
+	b.texts.abort()
+	b.aux.abort()
 	// The bleve builder is not closed: closing it would build the whole
-	// index first. It holds no open file between batches; its work files
-	// live in the staging folder and go with it, and dropping it frees its
-	// pending batch.
+	// index first. Its work files live in the staging folder and go with
+	// it, and dropping it frees its pending batch.
+	b.index.abort()
 	b.index = nil
 	os.RemoveAll(b.dir)
 	if b.lock != nil {

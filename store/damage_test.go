@@ -301,7 +301,7 @@ func TestCommitFailureLeavesNothing(t *testing.T) {
 		if left, _ := os.ReadDir(filepath.Join(s.dir, stagingDir)); len(left) != 0 {
 			t.Fatalf("Commit(%q) failed and left %v in staging", name, left)
 		}
-		if b.db != nil || b.index != nil {
+		if b.texts.f != nil || b.aux.f != nil || b.index != nil {
 			t.Errorf("Commit(%q) failed and left its builders open", name)
 		}
 	}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -143,7 +145,7 @@ func TestAbortAndStagingCleanup(t *testing.T) {
 func TestTextTable(t *testing.T) {
 	text := strings.Repeat("é", 200) + "\n" + strings.Repeat("x😀", 100)
 	lay := Layout{Total: 401, LineStarts: []uint32{0, 201}, Bases: []uint32{0, 201}}
-	enc, err := encodeLayout(text, lay)
+	enc, err := encodeLayout(text, lay, sha256.Sum256([]byte(text)), checkpoints(text, 0, 0, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestTextTable(t *testing.T) {
 	if _, ok := tx.LastLineStartIn(201, 300); ok {
 		t.Error("LastLineStartIn found a start at lo")
 	}
-	if _, err := encodeLayout(text, Layout{Total: 3}); err == nil {
+	if _, err := encodeLayout(text, Layout{Total: 3}, sha256.Sum256([]byte(text)), checkpoints(text, 0, 0, nil)); err == nil {
 		t.Error("a wrong total was accepted")
 	}
 }
@@ -300,5 +302,105 @@ func TestWarmRunsBeforeTheSwap(t *testing.T) {
 	want := []string{"v1 while serving v1", "v2 while serving v1", "v3 while serving v2"}
 	if strings.Join(warmed, "; ") != strings.Join(want, "; ") {
 		t.Errorf("warmed %q, want %q", warmed, want)
+	}
+}
+
+// TestSpanSharesPageBytes: a text composed of the pages stored between
+// BeginSpan and EndSpan reads back whole, with its own stamp and places,
+// while each page reads back as itself; the page bytes are stored once.
+// A page with a lower-cased copy stored is matched against it, one
+// without against its own text, folded.
+func TestSpanSharesPageBytes(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	b, err := s.NewBuilder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []tzctx.Page{{Path: "a", Route: "/cloud/a/", Title: "A"}, {Path: "b", Route: "/cloud/b/", Title: "B"}}
+	texts := []string{"# Über\nÄÖ café\n", strings.Repeat("Plain ASCII Text\n", 40)}
+	lay := func(s string) Layout {
+		l := Layout{Total: len([]rune(s)), LineStarts: []uint32{0}, Bases: []uint32{0}}
+		n := 0
+		for _, r := range s {
+			n++
+			if r == '\n' && n < l.Total {
+				l.LineStarts = append(l.LineStarts, uint32(n))
+				l.Bases = append(l.Bases, uint32(n))
+			}
+		}
+		return l
+	}
+	if err := b.BeginSpan(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pages {
+		if i > 0 {
+			if err := b.PutGap("\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.PutText("cloud", p.Route, texts[i], lay(texts[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := texts[0] + "\n" + texts[1]
+	if err := b.EndSpan("cloud", "full", lay(full)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutPageSearch("cloud", pages[0].Route, []byte(strings.ToLower(texts[0])), []tzctx.Heading{{Depth: 1, Text: "Über"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutPageSearch("cloud", pages[1].Route, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.PutTree("cloud", "Cloud", pages)
+	b.IndexPage(0, PageGrams{All: "a"})
+	b.IndexPage(1, PageGrams{All: "b"})
+	if err := b.Commit(t.Context(), Meta{Name: "v", Pages: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(s.versionDir("v"), textsFile)); err != nil || fi.Size() != int64(len(full)) {
+		t.Fatalf("text file: %v, %v; want the %d bytes of the whole text alone", fi, err, len(full))
+	}
+	if err := s.Activate(t.Context(), "v"); err != nil {
+		t.Fatal(err)
+	}
+	s.Refresh(t.Context())
+	v, err := s.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	tr := v.Tree("cloud")
+	for key, want := range map[string]string{"full": full, pages[0].Route: texts[0], pages[1].Route: texts[1]} {
+		x, err := tr.Text(key)
+		if err != nil || x == nil {
+			t.Fatalf("Text(%s): %v, %v", key, x, err)
+		}
+		sum := sha256.Sum256([]byte(want))
+		rs := []rune(want)
+		if string(x.Bytes()) != want || x.Total() != len(rs) || x.Stamp() != hex.EncodeToString(sum[:]) {
+			t.Errorf("Text(%s) = %q (%d code points, stamp %s)", key, x.Bytes(), x.Total(), x.Stamp())
+		}
+		for _, c := range [][2]int{{0, len(rs)}, {3, 70}, {63, 129}, {len(rs) - 1, len(rs)}} {
+			if c[1] > len(rs) {
+				continue
+			}
+			if got := x.Slice(c[0], c[1]); got != string(rs[c[0]:c[1]]) {
+				t.Errorf("Text(%s).Slice(%d, %d) = %q", key, c[0], c[1], got)
+			}
+		}
+	}
+	if body, fold := tr.SearchBody(pages[0].Route); fold || string(body) != strings.ToLower(texts[0]) {
+		t.Errorf("SearchBody(a) = %q, %v; want the stored lower-cased copy", body, fold)
+	}
+	if body, fold := tr.SearchBody(pages[1].Route); !fold || string(body) != texts[1] {
+		t.Errorf("SearchBody(b) = %q, %v; want the copy, folded", body, fold)
+	}
+	if hs, err := tr.Headings(pages[0].Route); err != nil || len(hs) != 1 || hs[0].Text != "Über" {
+		t.Errorf("Headings(a) = %v, %v", hs, err)
+	}
+	if body, _ := tr.SearchBody("/cloud/none/"); body != nil {
+		t.Error("SearchBody of no page answered")
 	}
 }

@@ -24,24 +24,37 @@ const (
 	headerSize      = 4 + 4*5 + sha256.Size
 )
 
-// encodeLayout serialises a text's layout with its stamp and code-point
-// checkpoints, so that a read at any offset costs the same as at 0.
-func encodeLayout(text string, l Layout) ([]byte, error) {
-	if len(text) > 1<<32-1 {
-		return nil, fmt.Errorf("text of %d bytes is over the 4 GiB bound", len(text))
-	}
-	var checks []uint32
-	n := 0
+// checkpoints appends to checks the byte offset, plus base, of every
+// code point of text whose index, plus n, is a multiple of
+// checkpointEvery.
+func checkpoints(text string, base uint32, n int, checks []uint32) []uint32 {
 	for i := range text {
 		if n%checkpointEvery == 0 {
-			checks = append(checks, uint32(i))
+			checks = append(checks, base+uint32(i))
 		}
 		n++
 	}
-	if n != l.Total {
+	return checks
+}
+
+// encodeLayout serialises a text's layout with its stamp sum and its
+// code-point checkpoints, so that a read at any offset costs the same as
+// at 0.
+func encodeLayout(text string, l Layout, sum [sha256.Size]byte, checks []uint32) ([]byte, error) {
+	if len(text) > 1<<32-1 {
+		return nil, fmt.Errorf("text of %d bytes is over the 4 GiB bound", len(text))
+	}
+	if n := utf8.RuneCountInString(text); n != l.Total {
 		return nil, fmt.Errorf("layout total %d does not match the text's %d code points", l.Total, n)
 	}
-	sum := sha256.Sum256([]byte(text))
+	return encodeLayoutParts(l, sum, checks)
+}
+
+// encodeLayoutParts serialises a layout whose text the caller checked.
+func encodeLayoutParts(l Layout, sum [sha256.Size]byte, checks []uint32) ([]byte, error) {
+	if want := (l.Total + checkpointEvery - 1) / checkpointEvery; len(checks) != want {
+		return nil, fmt.Errorf("%d code-point checkpoints for %d code points, want %d", len(checks), l.Total, want)
+	}
 	buf := make([]byte, 0, headerSize+4*(len(l.LineStarts)+len(l.Bases)+len(checks)))
 	buf = append(buf, layoutMagic...)
 	for _, v := range []int{l.Total, len(l.LineStarts), len(l.Bases), checkpointEvery, len(checks)} {
@@ -78,7 +91,7 @@ func decodeText(raw, layout []byte) (*Text, error) {
 	nl, nb, nc := u(1), u(2), u(4)
 	copy(t.stamp[:], layout[24:24+sha256.Size])
 	rest := layout[headerSize:]
-	if len(rest) != 4*(nl+nb+nc) || t.every <= 0 {
+	if len(rest) != 4*(nl+nb+nc) || t.every != checkpointEvery || nc != (t.total+t.every-1)/t.every {
 		return nil, errors.New("corrupt text layout")
 	}
 	t.lines, rest = rest[:4*nl], rest[4*nl:]

@@ -16,8 +16,11 @@ import (
 )
 
 // FormatVersion is the layout of a version folder that this build writes
-// and serves: 2 added the per-file checksums of meta.json.
-const FormatVersion = 2
+// and serves: 2 added the per-file checksums of meta.json; 3 moved the
+// texts out of bbolt into flat files, each page's text shared with the
+// composed whole text, and dropped the lower-cased copy of pages whose
+// only case is ASCII.
+const FormatVersion = 3
 
 // FileSum is the size and SHA-256 of one file of a version, recorded in
 // its meta.json when the version is built.
@@ -143,7 +146,7 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 		return damaged(metaFile, "names version %q, not the folder's name", m.Name)
 	}
 	if m.Format < FormatVersion {
-		return damaged(metaFile, "records no checksums: an older tzctx built this version (format %d, this build serves format %d)", m.Format, FormatVersion)
+		return damaged(metaFile, "is of format %d, which an older tzctx built; this build serves format %d: ingest the site again", m.Format, FormatVersion)
 	}
 	if m.Format > FormatVersion {
 		return damaged(metaFile, "is of format %d, newer than this build's %d; upgrade tzctx", m.Format, FormatVersion)
@@ -152,8 +155,10 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 	for _, f := range m.Files {
 		listed[f.Path] = f
 	}
-	if _, ok := listed[dbFile]; !ok {
-		return damaged(metaFile, "lists no %s", dbFile)
+	for _, f := range []string{dbFile, textsFile, auxFile} {
+		if _, ok := listed[f]; !ok {
+			return damaged(metaFile, "lists no %s", f)
+		}
 	}
 	// Every file on disk is listed, and every listed file is on disk with
 	// its size.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -23,6 +24,8 @@ type Version struct {
 	meta  Meta
 	db    *bolt.DB
 	tx    *bolt.Tx
+	texts []byte // the text file, memory-mapped
+	aux   []byte // the aux file, memory-mapped
 	idx   bleve.Index
 	refs  atomic.Int64
 	trees map[string]*Tree
@@ -61,7 +64,9 @@ type Tree struct {
 	// First is the ordinal of the tree's first page across the version.
 	First int
 
-	bucket  *bolt.Bucket
+	v       *Version
+	text    *bolt.Bucket
+	search  *bolt.Bucket
 	byRoute map[string]int
 }
 
@@ -108,6 +113,12 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 		return damaged(dbFile, "holds the metadata of another version than %s describes", metaFile)
 	}
 	v.meta.Files = fileMeta.Files
+	if v.texts, err = mapFile(filepath.Join(dir, textsFile)); err != nil {
+		return damaged(textsFile, "cannot be read (%v)", err)
+	}
+	if v.aux, err = mapFile(filepath.Join(dir, auxFile)); err != nil {
+		return damaged(auxFile, "cannot be read (%v)", err)
+	}
 	ord := 0
 	for _, tn := range tzctx.Trees {
 		b := v.tx.Bucket([]byte(tn))
@@ -118,7 +129,10 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 		if err := json.Unmarshal(b.Get(keyManifest), &m); err != nil {
 			return damaged(dbFile, "holds an unreadable manifest of tree %s (%v)", tn, err)
 		}
-		t := &Tree{Name: tn, Title: m.Title, Pages: m.Pages, First: ord, bucket: b, byRoute: make(map[string]int, len(m.Pages))}
+		t := &Tree{Name: tn, Title: m.Title, Pages: m.Pages, First: ord, v: v, text: b.Bucket(bucketText), search: b.Bucket(bucketSearch), byRoute: make(map[string]int, len(m.Pages))}
+		if t.text == nil || t.search == nil {
+			return damaged(dbFile, "holds no text table of tree %s", tn)
+		}
 		for i, p := range m.Pages {
 			t.byRoute[p.Route] = i
 		}
@@ -165,38 +179,61 @@ func (t *Tree) PageIndex(route string) int {
 // Text returns the stored text under key ("index", "full", "outline" or a
 // page route), or nil where the version lacks it.
 func (t *Tree) Text(key string) (*Text, error) {
-	tb, lb := t.bucket.Bucket(bucketText), t.bucket.Bucket(bucketLayout)
-	if tb == nil || lb == nil {
+	raw := t.text.Get([]byte(key))
+	if raw == nil {
 		return nil, nil
 	}
-	raw, lay := tb.Get([]byte(key)), lb.Get([]byte(key))
-	if raw == nil || lay == nil {
-		return nil, nil
+	tr, lr, ok := decodeRefs(raw)
+	if !ok {
+		return nil, errCorrupt
 	}
-	return decodeText(raw, lay)
+	text, ok1 := tr.slice(t.v.texts)
+	lay, ok2 := lr.slice(t.v.aux)
+	if !ok1 || !ok2 {
+		return nil, errCorrupt
+	}
+	return decodeText(text, lay)
 }
 
-// Lower returns the lower-cased copy of the page with the given route, or
-// nil.
-func (t *Tree) Lower(route string) []byte {
-	if b := t.bucket.Bucket(bucketLower); b != nil {
-		return b.Get([]byte(route))
+var errCorrupt = errors.New("corrupt text table")
+
+// SearchBody returns what search matches a page's words against: its
+// lower-cased copy, or, with fold true, the copy itself, whose lower-cased
+// form differs from it in ASCII letters alone, so that matching it with
+// ASCII letters folded is matching the lower-cased copy. It returns nil
+// where the version lacks the page.
+func (t *Tree) SearchBody(route string) (body []byte, fold bool) {
+	lr, _, ok := decodeRefs(t.search.Get([]byte(route)))
+	if !ok {
+		return nil, false
 	}
-	return nil
+	if lr.n > 0 {
+		b, _ := lr.slice(t.v.aux)
+		return b, false
+	}
+	txt, err := t.Text(route)
+	if err != nil || txt == nil {
+		return nil, false
+	}
+	return txt.Bytes(), true
 }
 
 // Headings returns the headings of the page with the given route.
 func (t *Tree) Headings(route string) ([]tzctx.Heading, error) {
-	b := t.bucket.Bucket(bucketHeadings)
-	if b == nil {
-		return nil, nil
-	}
-	raw := b.Get([]byte(route))
+	raw := t.search.Get([]byte(route))
 	if raw == nil {
 		return nil, nil
 	}
+	_, hr, ok := decodeRefs(raw)
+	if !ok {
+		return nil, errCorrupt
+	}
+	b, ok := hr.slice(t.v.aux)
+	if !ok {
+		return nil, errCorrupt
+	}
 	var hs []tzctx.Heading
-	err := json.Unmarshal(raw, &hs)
+	err := json.Unmarshal(b, &hs)
 	return hs, err
 }
 
@@ -239,4 +276,7 @@ func (v *Version) close() {
 	if v.db != nil {
 		v.db.Close()
 	}
+	unmap(v.texts)
+	unmap(v.aux)
+	v.texts, v.aux = nil, nil
 }

@@ -95,16 +95,15 @@ func runIngest(ctx context.Context, st *store.Store, opts ingest.Options, w io.W
 		var bar *progressbar.ProgressBar
 		opts.Progress = func(p ingest.Progress) {
 			if bar == nil {
-				bar = progressbar.NewOptions64(p.TotalBytes,
+				bar = progressbar.NewOptions(p.TotalPages,
 					progressbar.OptionSetWriter(w),
 					progressbar.OptionSetDescription("ingest"),
-					progressbar.OptionShowBytes(true),
 					progressbar.OptionShowCount(),
 					progressbar.OptionThrottle(100*time.Millisecond),
 					progressbar.OptionClearOnFinish())
 			}
-			_ = bar.Set64(p.Bytes)
-			bar.Describe(fmt.Sprintf("ingest %d/%d pages", p.Pages, p.TotalPages))
+			_ = bar.Set(p.Pages)
+			bar.Describe(fmt.Sprintf("ingest pages (%.1f MiB)", float64(p.Bytes)/(1<<20)))
 		}
 		sum, err := ingest.Run(ctx, st, opts)
 		if bar != nil {

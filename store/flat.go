@@ -1,0 +1,219 @@
+package store
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// The version's flat files: every text's bytes, one after another, in the
+// text file; every place table, lower-cased copy and heading list in the
+// aux file. bbolt records where each lies.
+const (
+	textsFile = "texts.bin"
+	auxFile   = "aux.bin"
+)
+
+// ref is where a piece of data lies in one flat file.
+type ref struct{ off, n uint64 }
+
+// textEntry is where one text and its layout lie.
+type textEntry struct{ text, layout ref }
+
+func (e textEntry) encode() []byte {
+	b := make([]byte, 0, 32)
+	for _, v := range []uint64{e.text.off, e.text.n, e.layout.off, e.layout.n} {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	return b
+}
+
+// searchEntry is where a page's lower-cased copy (n 0 where none is
+// stored) and its headings lie.
+type searchEntry struct{ lower, headings ref }
+
+func (e searchEntry) encode() []byte {
+	return textEntry{text: e.lower, layout: e.headings}.encode()
+}
+
+func decodeRefs(raw []byte) (a, b ref, ok bool) {
+	if len(raw) != 32 {
+		return ref{}, ref{}, false
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(raw[8*i:]) }
+	return ref{u(0), u(1)}, ref{u(2), u(3)}, true
+}
+
+// slice returns the bytes r names in data, or false where r lies outside.
+func (r ref) slice(data []byte) ([]byte, bool) {
+	if r.off > uint64(len(data)) || r.n > uint64(len(data))-r.off {
+		return nil, false
+	}
+	return data[r.off : r.off+r.n : r.off+r.n], true
+}
+
+// flatWriter appends to one flat file of a version being built.
+type flatWriter struct {
+	f   *os.File
+	w   *bufio.Writer
+	off uint64
+	err error
+}
+
+func newFlatWriter(path string) (*flatWriter, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &flatWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (fw *flatWriter) write(p []byte) (ref, error) {
+	if fw.err != nil {
+		return ref{}, fw.err
+	}
+	r := ref{off: fw.off, n: uint64(len(p))}
+	if _, err := fw.w.Write(p); err != nil {
+		fw.err = err
+		return ref{}, err
+	}
+	fw.off += uint64(len(p))
+	return r, nil
+}
+
+// close flushes and syncs the file.
+func (fw *flatWriter) close() error {
+	err := fw.err
+	if err == nil {
+		err = fw.w.Flush()
+	}
+	if err == nil {
+		err = fw.f.Sync()
+	}
+	if cerr := fw.f.Close(); err == nil {
+		err = cerr
+	}
+	fw.f = nil
+	return err
+}
+
+func (fw *flatWriter) abort() {
+	if fw != nil && fw.f != nil {
+		fw.f.Close()
+		fw.f = nil
+	}
+}
+
+// mapFile maps a flat file read only; an empty file maps to nil.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, nil
+	}
+	if fi.Size() != int64(int(fi.Size())) {
+		return nil, fmt.Errorf("%s is too large to map", path)
+	}
+	return syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+func unmap(data []byte) {
+	if data != nil {
+		_ = syscall.Munmap(data)
+	}
+}
+
+// indexBatch is how many pages the offline index builder turns into one
+// segment: larger batches make fewer segments to merge at the end, smaller
+// ones hold less in memory.
+const indexBatch = 400
+
+// indexFeed builds the n-gram index on its own goroutine, so that the
+// builder's caller reads and derives the next pages meanwhile.
+type indexFeed struct {
+	docs   chan indexDoc
+	done   chan struct{}
+	b      bleve.Builder
+	err    error
+	errs   chan error // the goroutine's first fault
+	closed bool
+}
+
+type indexDoc struct {
+	id   string
+	data map[string]any
+}
+
+func newIndexFeed(path, workDir string) (*indexFeed, error) {
+	b, err := bleve.NewBuilder(path, gramMapping(), map[string]any{"batchSize": indexBatch, "buildPathPrefix": workDir})
+	if err != nil {
+		return nil, err
+	}
+	f := &indexFeed{docs: make(chan indexDoc, 64), done: make(chan struct{}), b: b, errs: make(chan error, 1)}
+	go f.run()
+	return f, nil
+}
+
+func (f *indexFeed) run() {
+	defer close(f.done)
+	failed := false
+	for d := range f.docs {
+		if failed {
+			continue
+		}
+		if err := f.b.Index(d.id, d.data); err != nil {
+			failed = true
+			f.errs <- err
+		}
+	}
+}
+
+func (f *indexFeed) add(id string, data map[string]any) error {
+	select {
+	case err := <-f.errs:
+		f.err = err
+	default:
+	}
+	if f.err != nil {
+		return f.err
+	}
+	f.docs <- indexDoc{id, data}
+	return nil
+}
+
+// close waits for the pending pages and builds the index.
+func (f *indexFeed) close() error {
+	f.closed = true
+	close(f.docs)
+	<-f.done
+	select {
+	case err := <-f.errs:
+		f.err = err
+	default:
+	}
+	if f.err != nil {
+		return f.err
+	}
+	return f.b.Close()
+}
+
+// abort stops the goroutine without building the index.
+func (f *indexFeed) abort() {
+	if f == nil || f.closed {
+		return
+	}
+	f.closed = true
+	close(f.docs)
+	<-f.done
+}
