@@ -60,3 +60,54 @@ func TestLookupAndWords(t *testing.T) {
 		t.Error("Of of whitespace is not empty")
 	}
 }
+
+// TestOfMatchesRuneOf: Of, which copies n-grams out of the text, gives
+// what ofRunes, which rebuilds them from code points, gives, gram for gram
+// and in order, on random valid texts.
+func TestOfMatchesRuneOf(t *testing.T) {
+	alphabet := []rune("ab-_.(Σσς İi\ufffd😀\u00a0\u3000\t\n\r\ufeff\u200bé\u2028x")
+	rng := rand.New(rand.NewPCG(9, 4))
+	for n := 0; n < 3000; n++ {
+		rs := make([]rune, rng.IntN(300))
+		for i := range rs {
+			rs[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := strings.ToLower(string(rs))
+		if got, want := Of(s), ofRunes(s); got != want {
+			t.Fatalf("Of(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if got := Of("ab\xffc"); got != ofRunes("ab\xffc") {
+		t.Errorf("Of of invalid UTF-8 = %q", got)
+	}
+}
+
+// BenchmarkOf measures Of on a page-sized English text.
+func BenchmarkOf(b *testing.B) {
+	text := benchText()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Of(text)
+	}
+}
+
+// BenchmarkOfRunes measures ofRunes, the map-based form Of replaced, on
+// the same text: the baseline of BenchmarkOf.
+func BenchmarkOfRunes(b *testing.B) {
+	text := benchText()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		ofRunes(text)
+	}
+}
+
+func benchText() string {
+	words := strings.Fields("the pipeline of get-childitem returns objects that describe each item in a location such as a folder or registry key")
+	rng := rand.New(rand.NewPCG(1, 1))
+	var sb strings.Builder
+	for sb.Len() < 10000 {
+		sb.WriteString(words[rng.IntN(len(words))])
+		sb.WriteByte(" \n"[rng.IntN(2)])
+	}
+	return sb.String()
+}
