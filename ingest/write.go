@@ -158,6 +158,11 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	if w.progress != nil {
 		w.progress(*w.pr)
 	}
+	// The heading texts are substrings of the copy: cloned, they no
+	// longer hold the whole copy in memory.
+	for i := range p.headings {
+		p.headings[i].Text = strings.Clone(p.headings[i].Text)
+	}
 	p.copy, p.scan = "", nil
 	return nil
 }

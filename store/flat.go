@@ -137,7 +137,7 @@ func unmap(data []byte) {
 // indexBatch is how many pages the offline index builder turns into one
 // segment: larger batches make fewer segments to merge at the end, smaller
 // ones hold less in memory.
-const indexBatch = 400
+const indexBatch = 250
 
 // indexFeed builds the n-gram index on its own goroutine, so that the
 // builder's caller reads and derives the next pages meanwhile.
