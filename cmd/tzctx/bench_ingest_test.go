@@ -55,10 +55,16 @@ func ingestCorpusNames(sizes ...int) []string {
 	return names
 }
 
-// versionPartSizes sums the sizes of the files in a version folder by part:
-// pages.db, the bleve index folder, meta.json and everything else.
-func versionPartSizes(b *testing.B, dir string) (pagesDB, index, meta, other int64) {
+// versionParts are the parts of a version folder the ingest benchmark
+// reports, in order.
+var versionParts = []string{"texts.bin", "aux.bin", "pages.db", "index.bleve", "meta.json", "other"}
+
+// versionPartSizes sums the sizes of the files in a version folder by
+// part (versionParts): each file of the folder, the bleve index folder,
+// and everything else.
+func versionPartSizes(b *testing.B, dir string) map[string]int64 {
 	b.Helper()
+	sizes := map[string]int64{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -68,60 +74,80 @@ func versionPartSizes(b *testing.B, dir string) (pagesDB, index, meta, other int
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		switch first, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); {
-		case rel == "pages.db":
-			pagesDB += fi.Size()
-		case first == "index.bleve":
-			index += fi.Size()
-		case rel == "meta.json":
-			meta += fi.Size()
-		default:
-			other += fi.Size()
+		first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if !slices.Contains(versionParts, first) {
+			first = "other"
 		}
+		sizes[first] += fi.Size()
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return
+	return sizes
 }
 
 // ingestMiB converts bytes to MiB.
 func ingestMiB(n int64) float64 { return float64(n) / (1 << 20) }
 
 // BenchmarkIngest runs `tzctx ingest` with the built binary on the
-// PowerShell corpus and on synthetic sites of 1,000 and 5,000 pages, and
-// reports the seconds it took, the child's peak resident memory from its
-// rusage, and the version's size on disk by part.
+// PowerShell corpus, on that corpus ingested as three trees (three times
+// the text, to show how memory grows with a site), and on synthetic
+// sites of 1,000 and 5,000 pages, and reports the seconds it took, the
+// child's peak resident memory from its rusage, and the version's size on
+// disk by part.
 func BenchmarkIngest(b *testing.B) {
 	bin := buildBinary(b)
 	sizes := []int{1000, 5000}
-	for i, mk := range ingestCorpora(sizes...) {
-		b.Run(ingestCorpusNames(sizes...)[i], func(b *testing.B) {
-			c := mk(b)
-			for b.Loop() {
-				data := b.TempDir()
-				start := time.Now()
-				p := runProc(b, bin, nil, "--data", data, "ingest", "--tree", "tzdocs="+c.dir, "--version", "bench")
-				seconds := time.Since(start).Seconds()
-				ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-				if !ok {
-					b.Fatalf("no rusage for the ingest process on this system")
-				}
-				peak := float64(ru.Maxrss) / 1024 // Linux reports KiB
-				pagesDB, index, meta, other := versionPartSizes(b, filepath.Join(data, "versions", "bench"))
-				total := pagesDB + index + meta + other
-				b.ReportMetric(seconds, "ingest-s")
-				b.ReportMetric(peak, "peak-rss-MiB")
-				b.ReportMetric(ingestMiB(pagesDB), "pagesdb-MiB")
-				b.ReportMetric(ingestMiB(index), "index-MiB")
-				b.ReportMetric(float64(meta)/1024, "meta-KiB")
-				b.ReportMetric(ingestMiB(other), "other-MiB")
-				b.ReportMetric(ingestMiB(total), "total-MiB")
-				fmt.Printf("ingest of %s: %.2f s, peak RSS %.0f MiB; version %.1f MiB on disk (pages.db %.1f, index %.1f, meta.json %.1f KiB, other %.2f)\n",
-					c.name, seconds, peak, ingestMiB(total), ingestMiB(pagesDB), ingestMiB(index), float64(meta)/1024, ingestMiB(other))
+	peaks := map[string]float64{}
+	run := func(b *testing.B, name string, trees ...string) {
+		for b.Loop() {
+			data := b.TempDir()
+			args := []string{"--data", data, "ingest"}
+			for _, t := range trees {
+				args = append(args, "--tree", t)
 			}
+			start := time.Now()
+			p := runProc(b, bin, nil, append(args, "--version", "bench")...)
+			seconds := time.Since(start).Seconds()
+			ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			if !ok {
+				b.Fatalf("no rusage for the ingest process on this system")
+			}
+			peak := float64(ru.Maxrss) / 1024 // Linux reports KiB
+			peaks[name] = peak
+			parts := versionPartSizes(b, filepath.Join(data, "versions", "bench"))
+			var total int64
+			var line strings.Builder
+			for _, part := range versionParts {
+				total += parts[part]
+				b.ReportMetric(ingestMiB(parts[part]), part+"-MiB")
+				fmt.Fprintf(&line, ", %s %.1f", part, ingestMiB(parts[part]))
+			}
+			b.ReportMetric(seconds, "ingest-s")
+			b.ReportMetric(peak, "peak-rss-MiB")
+			b.ReportMetric(ingestMiB(total), "total-MiB")
+			b.ReportMetric(float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, "cpu-s")
+			fmt.Printf("ingest of %s: %.2f s (%.2f s of CPU), peak RSS %.0f MiB; version %.1f MiB on disk (%s)\n",
+				name, seconds, float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, peak, ingestMiB(total), strings.TrimPrefix(line.String(), ", "))
+		}
+	}
+	for i, mk := range ingestCorpora(sizes...) {
+		name := ingestCorpusNames(sizes...)[i]
+		b.Run(name, func(b *testing.B) {
+			c := mk(b)
+			run(b, name, "tzdocs="+c.dir)
 		})
+		if name == "powershell" {
+			b.Run("powershell-x3", func(b *testing.B) {
+				c := mk(b)
+				run(b, "powershell-x3", "cloud="+c.dir, "blueprint="+c.dir, "tzdocs="+c.dir)
+				if one, ok := peaks["powershell"]; ok {
+					b.ReportMetric(peaks["powershell-x3"]/one, "rss-x3/x1")
+					fmt.Printf("peak RSS for three times the text: %.2fx that of once (target <= 1.5x)\n", peaks["powershell-x3"]/one)
+				}
+			})
+		}
 	}
 }
 
