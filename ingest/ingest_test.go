@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -292,5 +294,47 @@ func TestIdenticalContentIsDetected(t *testing.T) {
 	}
 	if !strings.HasPrefix(a.Version, a.Version[:8]+"-") || len(a.Version) != 8+1+12 {
 		t.Errorf("default name %q is not date-digest", a.Version)
+	}
+}
+
+// TestWholeTextAfterAnOpenFence: where a page ends inside a fence, the
+// blank line after it and the next page are fenced code in the composed
+// whole text, so ingest scans the whole text instead of composing its
+// places from the pages'; its places and bytes are then those of the
+// text itself, and a page read keeps its own.
+func TestWholeTextAfterAnOpenFence(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docs.json": `{"navigation":{"pages":["a","b","c"]}}`,
+		"a.mdx":     "# A\n\n```sh\necho open\n",
+		"b.mdx":     "# B\n\ntext\n\n## Two\n",
+		"c.mdx":     "# C\nno line end",
+	})
+	st := testkit.Ingest(t, ingest.TreeSource{Name: "cloud", Dir: site})
+	v, err := st.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	tr := v.Tree("cloud")
+	full, err := tr.Text("full")
+	if err != nil || full == nil {
+		t.Fatalf("full text: %v, %v", full, err)
+	}
+	want := "# A\n\n```sh\necho open\n\n# B\n\ntext\n\n## Two\n\n# C\nno line end\n"
+	if string(full.Bytes()) != want {
+		t.Fatalf("full text = %q, want %q", full.Bytes(), want)
+	}
+	m := textmap.Scan(want)
+	var bases []uint32
+	for p := 0; p < m.Len; p = full.NextBaseAfter(p) {
+		bases = append(bases, uint32(p))
+	}
+	if !slices.Equal(bases, m.Bases) {
+		t.Errorf("whole text places %v, want the scan's %v", bases, m.Bases)
+	}
+	b, err := tr.Text(tr.Pages[1].Route)
+	if err != nil || b.NextBaseAfter(0) != 4 {
+		t.Errorf("page b's places are not its own: next place after 0 is %d (%v)", b.NextBaseAfter(0), err)
 	}
 }
