@@ -1,0 +1,301 @@
+// Package objstore keeps published versions in an S3-compatible object
+// store: AWS S3, MinIO, Cloudflare R2, Google Cloud Storage's S3 interface
+// or any other. It alone imports the S3 client (minio-go).
+//
+// Under a location s3://BUCKET/PREFIX a publisher writes each version's
+// archive once, as PREFIX/versions/NAME.tzctx, and then, to activate it,
+// replaces the pointer object PREFIX/ACTIVE, a small JSON document naming
+// the archive with its size and SHA-256. The archive is complete before
+// the pointer names it: an interrupted upload leaves at most an
+// unfinished multipart upload, which no reader sees, or an archive no
+// pointer names. Followers read the pointer with its ETag, so a poll that
+// finds it unchanged costs one conditional request and no body.
+package objstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// Location is a bucket and a key prefix, written s3://BUCKET/PREFIX.
+type Location struct {
+	Bucket, Prefix string
+}
+
+// String returns the location's URL.
+func (l Location) String() string {
+	if l.Prefix == "" {
+		return "s3://" + l.Bucket
+	}
+	return "s3://" + l.Bucket + "/" + l.Prefix
+}
+
+func (l Location) key(rel string) string {
+	if l.Prefix == "" {
+		return rel
+	}
+	return l.Prefix + "/" + rel
+}
+
+// ParseLocation parses s3://BUCKET or s3://BUCKET/PREFIX.
+func ParseLocation(s string) (Location, error) {
+	rest, ok := strings.CutPrefix(s, "s3://")
+	if !ok {
+		return Location{}, fmt.Errorf("%q is not an s3:// URL; write s3://BUCKET/PREFIX", s)
+	}
+	bucket, prefix, _ := strings.Cut(rest, "/")
+	prefix = strings.Trim(prefix, "/")
+	if bucket == "" {
+		return Location{}, fmt.Errorf("%q names no bucket; write s3://BUCKET/PREFIX", s)
+	}
+	if len(bucket) < 3 || len(bucket) > 63 || strings.Trim(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+		return Location{}, fmt.Errorf("bucket %q is not a valid bucket name: 3 to 63 lower-case letters, digits, dots and hyphens", bucket)
+	}
+	if strings.Contains(prefix, "//") || strings.Contains("/"+prefix+"/", "/../") {
+		return Location{}, fmt.Errorf("prefix %q holds an empty or '..' segment", prefix)
+	}
+	return Location{Bucket: bucket, Prefix: prefix}, nil
+}
+
+// Config is how to reach the object store. The zero Endpoint means AWS
+// S3 itself.
+type Config struct {
+	// Endpoint is an http:// or https:// URL, or a bare host:port,
+	// which means https.
+	Endpoint  string `json:"endpoint"`
+	Region    string `json:"region"`
+	AccessKey string `json:"access_key_id"`
+	SecretKey string `json:"secret_access_key"`
+	// PathStyle addresses buckets as ENDPOINT/BUCKET rather than as
+	// BUCKET.ENDPOINT; it is on for any endpoint but AWS's own.
+	PathStyle *bool `json:"path_style,omitempty"`
+}
+
+// FromEnv fills what c leaves empty from the usual environment variables:
+// AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL; AWS_REGION, else
+// AWS_DEFAULT_REGION; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+func (c Config) FromEnv(getenv func(string) string) Config {
+	first := func(have string, names ...string) string {
+		if have != "" {
+			return have
+		}
+		for _, n := range names {
+			if v := getenv(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	c.Endpoint = first(c.Endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+	c.Region = first(c.Region, "AWS_REGION", "AWS_DEFAULT_REGION")
+	c.AccessKey = first(c.AccessKey, "AWS_ACCESS_KEY_ID")
+	c.SecretKey = first(c.SecretKey, "AWS_SECRET_ACCESS_KEY")
+	return c
+}
+
+// Client reads and writes the versions of one location.
+type Client struct {
+	mc  *minio.Client
+	loc Location
+}
+
+// New returns a client of the location loc. It makes no request.
+func New(cfg Config, loc Location) (*Client, error) {
+	host, secure := "s3.amazonaws.com", true
+	if cfg.Endpoint != "" {
+		e := cfg.Endpoint
+		if !strings.Contains(e, "://") {
+			e = "https://" + e
+		}
+		u, err := url.Parse(e)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
+			return nil, fmt.Errorf("S3 endpoint %q is not an http:// or https:// URL of a host", cfg.Endpoint)
+		}
+		host, secure = u.Host, u.Scheme == "https"
+	}
+	if (cfg.AccessKey == "") != (cfg.SecretKey == "") {
+		return nil, errors.New("S3 credentials need both an access key id and a secret access key (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)")
+	}
+	lookup := minio.BucketLookupAuto
+	if cfg.PathStyle != nil && *cfg.PathStyle || cfg.PathStyle == nil && cfg.Endpoint != "" {
+		lookup = minio.BucketLookupPath
+	}
+	mc, err := minio.New(host, &minio.Options{
+		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure:       secure,
+		Region:       cfg.Region,
+		BucketLookup: lookup,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("S3 client: %w", err)
+	}
+	return &Client{mc: mc, loc: loc}, nil
+}
+
+// Location returns the client's location.
+func (c *Client) Location() Location { return c.loc }
+
+// Pointer is the content of the ACTIVE object: the version a location
+// serves and its archive.
+type Pointer struct {
+	Version string `json:"version"`
+	// Archive is the archive's key, relative to the location's prefix.
+	Archive string `json:"archive"`
+	Size    int64  `json:"size"`
+	SHA256  string `json:"sha256"`
+}
+
+// ArchiveKey returns the key, relative to the prefix, of a version's
+// archive.
+func ArchiveKey(version string) string { return "versions/" + version + ".tzctx" }
+
+// partSize is the part size of multipart uploads: an archive is sent in
+// parts of this size, each checksummed, so an upload of any size holds at
+// most one part in memory.
+const partSize = 16 << 20
+
+// PutArchive uploads the archive r reads as the archive of version, in
+// checksummed parts, and returns its pointer: key, size and SHA-256. The
+// object appears only once the upload is complete.
+func (c *Client) PutArchive(ctx context.Context, version string, r io.Reader) (Pointer, error) {
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(r, h)}
+	key := ArchiveKey(version)
+	_, err := c.mc.PutObject(ctx, c.loc.Bucket, c.loc.key(key), cr, -1, minio.PutObjectOptions{
+		ContentType:    "application/vnd.tzctx.archive",
+		PartSize:       partSize,
+		SendContentMd5: true,
+	})
+	if err != nil {
+		return Pointer{}, fmt.Errorf("upload %s to %s: %w", key, c.loc, describe(err))
+	}
+	return Pointer{Version: version, Archive: key, Size: cr.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// SetActive replaces the pointer object.
+func (c *Client) SetActive(ctx context.Context, p Pointer) error {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	raw = append(raw, '\n')
+	_, err = c.mc.PutObject(ctx, c.loc.Bucket, c.loc.key("ACTIVE"), strings.NewReader(string(raw)), int64(len(raw)), minio.PutObjectOptions{ContentType: "application/json"})
+	if err != nil {
+		return fmt.Errorf("write the pointer %s/ACTIVE: %w", c.loc, describe(err))
+	}
+	return nil
+}
+
+// ErrNoPointer is returned by Active where the location has no pointer
+// yet.
+var ErrNoPointer = errors.New("no version is published as active yet")
+
+// maxPointer bounds the pointer object read.
+const maxPointer = 64 << 10
+
+// Active reads the pointer unless its ETag is still etag: then it returns
+// changed false and no pointer, at the cost of one conditional request.
+func (c *Client) Active(ctx context.Context, etag string) (p Pointer, newETag string, changed bool, err error) {
+	opts := minio.GetObjectOptions{}
+	if etag != "" {
+		if err := opts.SetMatchETagExcept(etag); err != nil {
+			return Pointer{}, "", false, err
+		}
+	}
+	obj, err := c.mc.GetObject(ctx, c.loc.Bucket, c.loc.key("ACTIVE"), opts)
+	if err != nil {
+		return Pointer{}, "", false, fmt.Errorf("read the pointer %s/ACTIVE: %w", c.loc, describe(err))
+	}
+	defer obj.Close()
+	info, err := obj.Stat()
+	if err != nil {
+		resp := minio.ToErrorResponse(err)
+		switch {
+		case resp.StatusCode == http.StatusNotModified:
+			return Pointer{}, etag, false, nil
+		case resp.Code == "NoSuchKey" || resp.StatusCode == http.StatusNotFound && resp.Code != "NoSuchBucket":
+			return Pointer{}, "", false, ErrNoPointer
+		}
+		return Pointer{}, "", false, fmt.Errorf("read the pointer %s/ACTIVE: %w", c.loc, describe(err))
+	}
+	raw, err := io.ReadAll(io.LimitReader(obj, maxPointer+1))
+	if err != nil {
+		return Pointer{}, "", false, fmt.Errorf("read the pointer %s/ACTIVE: %w", c.loc, describe(err))
+	}
+	if len(raw) > maxPointer {
+		return Pointer{}, "", false, fmt.Errorf("the pointer %s/ACTIVE is over %d bytes; it is not a tzctx pointer", c.loc, maxPointer)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Pointer{}, "", false, fmt.Errorf("the pointer %s/ACTIVE is not a tzctx pointer (%v)", c.loc, err)
+	}
+	if p.Version == "" || p.Archive == "" || len(p.SHA256) != 64 || p.Size <= 0 || strings.Contains("/"+p.Archive+"/", "/../") {
+		return Pointer{}, "", false, fmt.Errorf("the pointer %s/ACTIVE lacks a version, an archive key, a size or a SHA-256", c.loc)
+	}
+	return p, info.ETag, true, nil
+}
+
+// ErrMismatch is returned by a download whose bytes are not the ones the
+// pointer names.
+var ErrMismatch = errors.New("archive does not match its pointer")
+
+// GetArchive copies the archive p names into w, and checks its size and
+// SHA-256 against p: on a mismatch it returns an error wrapping
+// ErrMismatch, and w holds bytes the caller must discard.
+func (c *Client) GetArchive(ctx context.Context, p Pointer, w io.Writer) error {
+	obj, err := c.mc.GetObject(ctx, c.loc.Bucket, c.loc.key(p.Archive), minio.GetObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("download %s: %w", p.Archive, describe(err))
+	}
+	defer obj.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(obj, p.Size+1))
+	if err != nil {
+		return fmt.Errorf("download %s: %w", p.Archive, describe(err))
+	}
+	return check(p, n, h)
+}
+
+func check(p Pointer, n int64, h hash.Hash) error {
+	if n != p.Size {
+		return fmt.Errorf("%w: %s is %d bytes, the pointer says %d", ErrMismatch, p.Archive, n, p.Size)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != p.SHA256 {
+		return fmt.Errorf("%w: %s has SHA-256 %s, the pointer says %s", ErrMismatch, p.Archive, sum, p.SHA256)
+	}
+	return nil
+}
+
+// describe keeps an S3 error's code and message, never a signature or
+// credential.
+func describe(err error) error {
+	resp := minio.ToErrorResponse(err)
+	if resp.Code != "" {
+		return fmt.Errorf("%s (%s)", resp.Code, resp.Message)
+	}
+	return err
+}
