@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -206,7 +207,7 @@ func TestDeploymentServesTheFollowedVersion(t *testing.T) {
 	d := &m.deployment
 	c := tzctxContainer(t, d)
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
-		t.Errorf("replicas = %v, want 3", d.Spec.Replicas)
+		t.Errorf("replicas = %s, want 3", ptrString(d.Spec.Replicas))
 	}
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil || sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
@@ -313,7 +314,7 @@ func TestDeploymentIsLockedDown(t *testing.T) {
 		user = pod.RunAsUser
 	}
 	if user == nil || *user != imageUID {
-		t.Errorf("runAsUser %v, want %d", user, imageUID)
+		t.Errorf("runAsUser %s, want %d", ptrString(user), imageUID)
 	}
 	if pod.RunAsUser != nil && *pod.RunAsUser != imageUID {
 		t.Errorf("the pod's runAsUser %d, want %d", *pod.RunAsUser, imageUID)
@@ -617,6 +618,14 @@ func TestConfigMapIsAcceptedByTzctx(t *testing.T) {
 	if out := run(string(bad)); !refused.MatchString(out) || !strings.Contains(out, "no_such_member") {
 		t.Fatalf("tzctx serve did not refuse an unknown member, so this test cannot tell a refused configuration:\n%s", out)
 	}
+}
+
+// ptrString prints *p, or "unset".
+func ptrString[T any](p *T) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
 }
 
 // buildTzctx builds ./cmd/tzctx into a temporary folder.
