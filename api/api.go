@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/jsonwire"
 )
 
 // Dispatcher is what the HTTP front end needs of the dispatcher.
@@ -280,18 +282,35 @@ func writeError(c echo.Context, err error) {
 	_ = writeJSON(c, tzctx.StatusOf(te), envelope(te.Code, te.Detail))
 }
 
-// writeJSON writes v without HTML escaping, so texts read back as written.
+// writeJSON writes v without HTML escaping, so texts read back as written,
+// as encoding/json's Encoder writes it (jsonwire's bytes are its bytes).
 func writeJSON(c echo.Context, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	bp := answerBufs.Get().(*[]byte)
+	defer putAnswerBuf(bp)
+	b, err := jsonwire.Append((*bp)[:0], v)
+	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
+	*bp = b
 	// A length, not a chunked body: the answer is whole before it is
 	// written.
-	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
-	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
+}
+
+// answerBufs holds the buffers answers are encoded into: the write is
+// done with a buffer once writeJSON returns.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// maxPooledAnswer bounds the buffers kept for reuse, so one large answer
+// (a tree's whole text) does not stay in memory.
+const maxPooledAnswer = 256 << 10
+
+func putAnswerBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledAnswer {
+		answerBufs.Put(bp)
+	}
 }
 
 // recoverPanics answers a request whose handling panicked with the
