@@ -495,16 +495,3 @@ func checkIntegers(args map[string]any) error {
 	}
 	return nil
 }
-
-// Bind decodes validated args into the request struct v.
-func Bind(args map[string]any, v any) error {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(v); err != nil {
-		return tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema")
-	}
-	return nil
-}
