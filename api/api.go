@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -198,7 +197,19 @@ func bodyArgs(body io.Reader) (map[string]any, error) {
 	return m, nil
 }
 
-var canonical = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+// canonical reports whether s is a canonical unsigned decimal,
+// ^(0|[1-9][0-9]*)$: no sign, leading zero or spaces.
+func canonical(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // maxSafe is 2^53-1, the largest integer every JSON client holds exactly.
 const maxSafe = 1<<53 - 1
@@ -213,7 +224,7 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 	}
 	ints := map[string]bool{}
 	if a != nil {
-		ints = integerMembers(a.Request)
+		ints = integerMembersOf(a)
 	}
 	for _, kv := range strings.Split(raw, "&") {
 		if kv == "" {
@@ -231,7 +242,7 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 		}
 		if ints[key] {
 			n, err := strconv.ParseUint(val, 10, 64)
-			if !canonical.MatchString(val) || err != nil || n > maxSafe {
+			if !canonical(val) || err != nil || n > maxSafe {
 				return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s must be an unsigned decimal integer such as 8000, with no sign, leading zero or spaces", key)
 			}
 			args[key] = json.Number(val)
@@ -248,6 +259,21 @@ func safeName(k string) string {
 		return "(a parameter)"
 	}
 	return strconv.Quote(k)
+}
+
+// integers caches integerMembers by action: a request schema does not
+// change once its action is registered.
+var integers sync.Map // *dispatch.Action to map[string]bool
+
+// integerMembersOf returns integerMembers of a's request schema, read
+// once per action. The map returned is shared and only read.
+func integerMembersOf(a *dispatch.Action) map[string]bool {
+	if m, ok := integers.Load(a); ok {
+		return m.(map[string]bool)
+	}
+	m := integerMembers(a.Request)
+	integers.Store(a, m)
+	return m
 }
 
 // integerMembers lists the request members whose schema type is integer.
