@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -48,32 +49,32 @@ func Append(dst []byte, v any) ([]byte, error) {
 // without HTML escaping: invalid UTF-8 becomes \ufffd, and U+2028 and
 // U+2029 are escaped.
 func AppendString(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look of its own: a
-		// byte's high bit in t marks a byte that is not ASCII (x's own
-		// bit), below 0x20, '"' or '\\' (zero after the XOR). The
-		// subtractions' borrows mark no byte falsely while no byte of x
-		// has its high bit set, which x itself checks.
-		for i+8 <= len(s) {
+		if i+8 <= len(s) {
+			// Eight bytes at once: a byte's high bit in t marks a byte
+			// that is not ASCII (x's own bit), below 0x20, '"' or '\\'
+			// (zero after the XOR). A subtraction's borrow runs only
+			// from such a byte upwards, so the lowest mark is the first
+			// byte to look at.
 			w := s[i : i+8]
 			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-			t := x | (x - lows*0x20) | ((x ^ (lows * '"')) - lows) | ((x ^ (lows * '\\')) - lows)
-			if t&highs != 0 {
-				break
+			t := (x | (x - lows*0x20) | ((x ^ (lows * '"')) - lows) | ((x ^ (lows * '\\')) - lows)) & highs
+			if t == 0 {
+				i += 8
+				continue
 			}
-			i += 8
-		}
-		for i < len(s) && safe[s[i]] {
-			i++
-		}
-		if i >= len(s) {
-			break
+			i += bits.TrailingZeros64(t) / 8
 		}
 		b := s[i]
 		if b < utf8.RuneSelf {
+			if safe[b] {
+				i++
+				continue
+			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
