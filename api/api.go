@@ -370,8 +370,9 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			log.Info("http", "method", c.Request().Method, "path", c.Request().URL.Path,
-				"status", c.Response().Status, "ms", time.Since(start).Milliseconds())
+			log.LogAttrs(context.Background(), slog.LevelInfo, "http",
+				slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.Int("status", c.Response().Status), slog.Int64("ms", time.Since(start).Milliseconds()))
 			return nil
 		}
 	}
