@@ -13,10 +13,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/jsonwire"
 )
 
 // Dispatcher is what the HTTP front end needs of the dispatcher.
@@ -196,7 +197,19 @@ func bodyArgs(body io.Reader) (map[string]any, error) {
 	return m, nil
 }
 
-var canonical = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+// canonical reports whether s is a canonical unsigned decimal,
+// ^(0|[1-9][0-9]*)$: no sign, leading zero or spaces.
+func canonical(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // maxSafe is 2^53-1, the largest integer every JSON client holds exactly.
 const maxSafe = 1<<53 - 1
@@ -211,7 +224,7 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 	}
 	ints := map[string]bool{}
 	if a != nil {
-		ints = integerMembers(a.Request)
+		ints = integerMembersOf(a)
 	}
 	for _, kv := range strings.Split(raw, "&") {
 		if kv == "" {
@@ -229,7 +242,7 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 		}
 		if ints[key] {
 			n, err := strconv.ParseUint(val, 10, 64)
-			if !canonical.MatchString(val) || err != nil || n > maxSafe {
+			if !canonical(val) || err != nil || n > maxSafe {
 				return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s must be an unsigned decimal integer such as 8000, with no sign, leading zero or spaces", key)
 			}
 			args[key] = json.Number(val)
@@ -246,6 +259,21 @@ func safeName(k string) string {
 		return "(a parameter)"
 	}
 	return strconv.Quote(k)
+}
+
+// integers caches integerMembers by action: a request schema does not
+// change once its action is registered.
+var integers sync.Map // *dispatch.Action to map[string]bool
+
+// integerMembersOf returns integerMembers of a's request schema, read
+// once per action. The map returned is shared and only read.
+func integerMembersOf(a *dispatch.Action) map[string]bool {
+	if m, ok := integers.Load(a); ok {
+		return m.(map[string]bool)
+	}
+	m := integerMembers(a.Request)
+	integers.Store(a, m)
+	return m
 }
 
 // integerMembers lists the request members whose schema type is integer.
@@ -280,18 +308,35 @@ func writeError(c echo.Context, err error) {
 	_ = writeJSON(c, tzctx.StatusOf(te), envelope(te.Code, te.Detail))
 }
 
-// writeJSON writes v without HTML escaping, so texts read back as written.
+// writeJSON writes v without HTML escaping, so texts read back as written,
+// as encoding/json's Encoder writes it (jsonwire's bytes are its bytes).
 func writeJSON(c echo.Context, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	bp := answerBufs.Get().(*[]byte)
+	defer putAnswerBuf(bp)
+	b, err := jsonwire.Append((*bp)[:0], v)
+	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
+	*bp = b
 	// A length, not a chunked body: the answer is whole before it is
 	// written.
-	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
-	return c.Blob(status, echo.MIMEApplicationJSON, buf.Bytes())
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
+	return c.Blob(status, echo.MIMEApplicationJSON, b)
+}
+
+// answerBufs holds the buffers answers are encoded into: the write is
+// done with a buffer once writeJSON returns.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// maxPooledAnswer bounds the buffers kept for reuse, so one large answer
+// (a tree's whole text) does not stay in memory.
+const maxPooledAnswer = 256 << 10
+
+func putAnswerBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledAnswer {
+		answerBufs.Put(bp)
+	}
 }
 
 // recoverPanics answers a request whose handling panicked with the
@@ -325,8 +370,9 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			log.Info("http", "method", c.Request().Method, "path", c.Request().URL.Path,
-				"status", c.Response().Status, "ms", time.Since(start).Milliseconds())
+			log.LogAttrs(context.Background(), slog.LevelInfo, "http",
+				slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.Int("status", c.Response().Status), slog.Int64("ms", time.Since(start).Milliseconds()))
 			return nil
 		}
 	}

@@ -106,7 +106,10 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	}
 	mux.Handle("/mcp", accessLogged(mcpHandler, log))
 	mux.Handle("/", e)
-	srv := newHTTPServer(cfg, mux)
+	// Each /api/ answer leaves in one write (onewrite.go).
+	srv := newHTTPServer(cfg, oneWrite(mux))
+	srv.ConnContext = oneWriteContext
+	ln = oneWriteListener(ln)
 	// /metrics is served on the main listener, or on metrics_addr alone
 	// where that is set; with metrics off it is an unknown path.
 	var metricsSrv *http.Server
