@@ -3,6 +3,7 @@ package store
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"context"
@@ -300,14 +301,17 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 		}
 		return readFault(entry, err)
 	}
+	magic, err := br.Peek(2)
+	switch {
+	case len(magic) == 0 && err == io.EOF:
+		return res, &ArchiveError{Problem: "is empty", Fix: notAnArchive}
+	case len(magic) < 2 && err != io.EOF:
+		return res, fault("", err)
+	case !bytes.Equal(magic, []byte{0x1f, 0x8b}):
+		return res, &ArchiveError{Problem: "is not gzip-compressed", Fix: notAnArchive}
+	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
-		if err == io.EOF {
-			return res, &ArchiveError{Problem: "is empty", Fix: notAnArchive}
-		}
-		if errors.Is(err, gzip.ErrHeader) {
-			return res, &ArchiveError{Problem: "is not gzip-compressed", Fix: notAnArchive}
-		}
 		return res, fault("", err)
 	}
 	zr.Multistream(false)
