@@ -42,7 +42,7 @@ const (
 	maxArchiveFile  = 64 << 30
 	maxArchiveTotal = 256 << 30
 	// maxArchiveTrailer bounds the bytes of the tar stream read after its
-	// last entry: its end marker and any padding to a record.
+	// last entry: its end marker and any zero padding to a record.
 	maxArchiveTrailer = 1 << 20
 )
 
@@ -342,12 +342,13 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	}
 	// The stream ends where the tar stream does, and whole: gzip's
 	// checksum of the data is read at its end.
-	n, err := io.Copy(io.Discard, io.LimitReader(zr, maxArchiveTrailer+1))
+	pad := &zeros{}
+	n, err := io.Copy(pad, io.LimitReader(zr, maxArchiveTrailer+1))
 	if err != nil {
 		return res, fault("", err)
 	}
-	if n > maxArchiveTrailer {
-		return res, badArchive("", "holds more than %d bytes after its last entry", maxArchiveTrailer)
+	if n > maxArchiveTrailer || pad.other {
+		return res, badArchive("", "holds data after the end of its tar stream")
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		if err != nil {
@@ -384,6 +385,19 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	syncDir(filepath.Dir(final))
 	os.Remove(filepath.Join(final, lockFile))
 	return res, nil
+}
+
+// zeros is a writer that notes whether any byte written to it is not zero.
+type zeros struct{ other bool }
+
+func (z *zeros) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b != 0 {
+			z.other = true
+			break
+		}
+	}
+	return len(p), nil
 }
 
 // readFault says what an error of reading an archive's gzip or tar stream

@@ -607,6 +607,47 @@ func TestImportDamaged(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
 		refused(t, nil, "empty")
 	})
+	t.Run("data after the tar stream", func(t *testing.T) {
+		zr, err := gzip.NewReader(bytes.NewReader(arch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(raw)
+		zw.Write([]byte("hidden"))
+		zw.Close()
+		refused(t, b.Bytes(), "after the end of its tar stream")
+	})
+	t.Run("zero padding after the tar stream", func(t *testing.T) {
+		// What other tar writers add, padding to a 10 KiB record, is
+		// accepted.
+		zr, err := gzip.NewReader(bytes.NewReader(arch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(raw)
+		zw.Write(make([]byte, 10240-len(raw)%10240))
+		zw.Close()
+		res, err := dst.Import(t.Context(), bytes.NewReader(b.Bytes()))
+		if err != nil || res.Name != name {
+			t.Fatalf("import of a padded archive = %+v, %v", res, err)
+		}
+		if err := dst.Delete(name); err != nil {
+			t.Fatal(err)
+		}
+		clean(t, dst)
+	})
 	t.Run("data after the stream", func(t *testing.T) {
 		refused(t, append(bytes.Clone(arch), "junk"...), "after")
 	})
