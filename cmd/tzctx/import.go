@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,11 +45,16 @@ makes the version the served one.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			res, err := st.Import(ctx, r)
+			sr, done := stoppable(ctx, r)
+			defer done()
+			res, err := st.Import(ctx, sr)
+			if file == "-" {
+				file = "stdin"
+			}
+			if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return fmt.Errorf("import of %s interrupted; nothing was imported", file)
+			}
 			if err != nil {
-				if file == "-" {
-					file = "stdin"
-				}
 				return fmt.Errorf("import %s: %w", file, err)
 			}
 			msg := "imported " + res.Name
@@ -66,4 +73,21 @@ makes the version the served one.`,
 	}
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the imported version the served one")
 	return cmd
+}
+
+// stoppable returns a reader of r whose Read returns ctx's error as soon as
+// ctx is done, even while a Read of r is blocked on a stalled pipe, so that
+// SIGINT or SIGTERM stops an import at once and it cleans up; a blocked
+// Read of r is abandoned. done releases the reader.
+func stoppable(ctx context.Context, r io.Reader) (_ io.Reader, done func()) {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(ctx.Err()) })
+	return pr, func() {
+		stop()
+		pr.Close()
+	}
 }

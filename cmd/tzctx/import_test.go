@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
@@ -123,5 +126,81 @@ func TestImportConflict(t *testing.T) {
 	mustCLI(t, replica, "delete", "one")
 	if r := mustCLI(t, replica, "import", file); r.stdout != "imported one\n" {
 		t.Errorf("import after delete: %q", r.stdout)
+	}
+}
+
+// TestKillImport: an import killed part way leaves only its staging
+// folder, which the next import removes; one stopped with SIGTERM while
+// its input stalls ends at once and leaves nothing.
+func TestKillImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	_, file := exported(t)
+	arch, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			data := t.TempDir()
+			staging := filepath.Join(data, "staging")
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			p := startProcIn(t, bin, []string{"TZCTX_DATA="}, pr, "--data", data, "import", "-")
+			pr.Close()
+			// Half the archive, then the input stalls.
+			go func() { _, _ = pw.Write(arch[:len(arch)/2]) }()
+			var staged string
+			if !waitFor(60*time.Second, func() bool {
+				for _, n := range dirNames(t, staging) {
+					if strings.HasPrefix(n, "import-") && slices.Contains(dirNames(t, filepath.Join(staging, n)), "meta.json") {
+						staged = n
+						return true
+					}
+				}
+				select {
+				case <-p.exited:
+					return true
+				default:
+					return false
+				}
+			}) || staged == "" {
+				t.Fatalf("the import wrote no staging folder with meta.json\nstderr:\n%s", p.stderr.String())
+			}
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.wait(t, 10*time.Second); err == nil {
+				t.Fatalf("an import stopped by %v succeeded: %s", sig, p.stdout.String())
+			}
+			left := dirNames(t, staging)
+			if sig == syscall.SIGKILL {
+				if len(left) != 1 || left[0] != staged {
+					t.Errorf("staging after SIGKILL holds %v, want %s", left, staged)
+				}
+			} else {
+				if len(left) != 0 {
+					t.Errorf("staging after SIGTERM holds %v", left)
+				}
+				if !strings.Contains(p.stderr.String(), "interrupted; nothing was imported") {
+					t.Errorf("stderr after SIGTERM: %q", p.stderr.String())
+				}
+			}
+			if n := dirNames(t, filepath.Join(data, "versions")); len(n) != 0 {
+				t.Errorf("versions holds %v", n)
+			}
+			// The next import takes what is left away, and imports.
+			if r := mustCLI(t, data, "import", file); r.stdout != "imported one\n" {
+				t.Errorf("import after the stop: %q", r.stdout)
+			}
+			if n := dirNames(t, staging); len(n) != 0 {
+				t.Errorf("staging holds %v after the next import", n)
+			}
+		})
 	}
 }
