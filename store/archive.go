@@ -331,8 +331,10 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	if err != nil {
 		return res, err
 	}
+	// Removed on every way out but the rename, a panic's included.
+	renamed := false
 	defer func() {
-		if err != nil {
+		if !renamed {
 			os.RemoveAll(dir)
 		}
 		lock.Close()
@@ -373,15 +375,13 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	}
 	// Another import may have stored the name meanwhile.
 	if res.Present, err = s.present(ctx, man.Version, man.Digest); res.Present || err != nil {
-		if res.Present {
-			os.RemoveAll(dir)
-		}
 		return res, err
 	}
 	final := s.versionDir(man.Version)
 	if err := os.Rename(dir, final); err != nil {
 		return res, fmt.Errorf("import version %q: %w", man.Version, err)
 	}
+	renamed = true
 	syncDir(filepath.Dir(final))
 	os.Remove(filepath.Join(final, lockFile))
 	return res, nil
