@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -73,9 +74,16 @@ type proc struct {
 // killed at the test's end where it still runs.
 func startProc(t testing.TB, bin string, env []string, args ...string) *proc {
 	t.Helper()
+	return startProcIn(t, bin, env, nil, args...)
+}
+
+// startProcIn is startProc with stdin read from stdin (nil for none).
+func startProcIn(t testing.TB, bin string, env []string, stdin io.Reader, args ...string) *proc {
+	t.Helper()
 	p := &proc{exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdin = stdin
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
