@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
@@ -63,20 +60,12 @@ type builtTree struct {
 // what interrupted builds left behind.
 func (s *Store) NewBuilder() (*Builder, error) {
 	s.cleanStaging()
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	dir := filepath.Join(s.dir, stagingDir, "build-"+hex.EncodeToString(rnd[:]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create staging folder: %w", err)
+	dir, lock, err := s.newStaging("build")
+	if err != nil {
+		return nil, err
 	}
-	b := &Builder{s: s, dir: dir, trees: map[string]*builtTree{}}
-	var err error
-	if b.lock, err = os.Create(filepath.Join(dir, lockFile)); err == nil {
-		err = syscall.Flock(int(b.lock.Fd()), syscall.LOCK_EX)
-	}
-	if err == nil {
-		b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
-	}
+	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}}
+	b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
 	if err == nil {
 		b.aux, err = newFlatWriter(filepath.Join(dir, auxFile))
 	}

@@ -7,6 +7,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -454,6 +456,30 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// newStaging creates a fresh folder prefix-RANDOM under staging/ and its
+// lock file, locked with flock until the caller closes the file: while it
+// is held, cleanStaging leaves the folder alone; once its holder is gone,
+// killed or not, the next cleanStaging removes it.
+func (s *Store) newStaging(prefix string) (string, *os.File, error) {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	dir := filepath.Join(s.dir, stagingDir, prefix+"-"+hex.EncodeToString(rnd[:]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("create staging folder: %w", err)
+	}
+	lock, err := os.Create(filepath.Join(dir, lockFile))
+	if err == nil {
+		if err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			lock.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("create staging folder: %w", err)
+	}
+	return dir, lock, nil
 }
 
 // cleanStaging removes staging folders that no live builder holds locked:

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+func newImportCmd(g *globals) *cobra.Command {
+	var activate bool
+	cmd := &cobra.Command{
+		Use:   "import FILE [--activate]",
+		Short: "Store the version an archive from 'tzctx export' holds",
+		Long: `Import reads an archive that 'tzctx export' wrote (FILE "-" reads stdin) and
+stores the version it holds under its own name. Every file is checked against
+the archive's manifest as it is read, and the whole version is verified and
+opened, as a server does before it serves it, before it becomes visible; a
+damaged, truncated or foreign archive is refused and leaves nothing behind.
+A version of the same name and content stored already makes the import a
+no-op; one of the same name and other content is refused. --activate then
+makes the version the served one.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := args[0]
+			var r io.Reader = cmd.InOrStdin()
+			if file != "-" {
+				f, err := os.Open(file)
+				if err != nil {
+					return fmt.Errorf("import: %w", err)
+				}
+				defer f.Close()
+				r = f
+			}
+			st, err := store.Open(g.dataDir())
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := st.Import(ctx, r)
+			if err != nil {
+				if file == "-" {
+					file = "stdin"
+				}
+				return fmt.Errorf("import %s: %w", file, err)
+			}
+			msg := "imported " + res.Name
+			if res.Present {
+				msg = fmt.Sprintf("version %s is present already; nothing imported", res.Name)
+			}
+			if activate {
+				if err := st.Activate(ctx, res.Name); err != nil {
+					return fmt.Errorf("%s, but: %w", msg, err)
+				}
+				msg += "; activated " + res.Name
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&activate, "activate", false, "make the imported version the served one")
+	return cmd
+}
