@@ -212,3 +212,62 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestStoreStoppedMidDownload: the connection to the store is cut while
+// a replica downloads v2 (a proxy in between sends the archive slowly,
+// then goes down): the replica keeps serving v1, says why on /healthz,
+// leaves no download or version behind, and takes v2 once the store is
+// reachable again.
+func TestStoreStoppedMidDownload(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/slow"
+	pub := t.TempDir()
+	publish := func(site, version string) {
+		t.Helper()
+		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", version)
+		runProc(t, bin, s3.Env(), "--data", pub, "publish", version, "--to", loc, "--activate")
+	}
+	publish(testkit.SampleSite(t), "v1")
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 100<<10)
+	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	replica := t.TempDir()
+	startProc(t, bin, env, "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	awaitFollow(t, 60*time.Second, "the replica serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.Version == "v1", fmt.Sprintf("%+v", p)
+	})
+	v1, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"})
+
+	before := proxy.Sent()
+	publish(changedSite(t), "v2")
+	awaitFollow(t, 20*time.Second, "the download of v2 is under way", func() (bool, string) {
+		sent := proxy.Sent() - before
+		return sent > 100<<10, fmt.Sprintf("%d bytes sent", sent)
+	})
+	proxy.SetDown(true)
+	awaitFollow(t, 20*time.Second, "the cut shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.code == 200 && p.Version == "v1" && strings.Contains(p.Detail, "follow:"), fmt.Sprintf("%+v", p)
+	})
+	if full, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); full != v1 {
+		t.Fatal("with the download cut the replica no longer serves v1")
+	}
+	if names := dirNames(t, filepath.Join(replica, "versions")); len(names) != 1 {
+		t.Errorf("after the cut the replica holds %v, want v1 alone", names)
+	}
+	proxy.SetDown(false)
+	awaitFollow(t, 90*time.Second, "the replica takes v2 once the store is back", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v2" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+	if left, _ := os.ReadDir(filepath.Join(replica, "downloads")); len(left) != 0 {
+		t.Errorf("downloads left behind: %v", left)
+	}
+}
