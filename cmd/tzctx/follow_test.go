@@ -67,16 +67,7 @@ func TestPublishAndFollow(t *testing.T) {
 	bin := buildBinary(t)
 	env := s3.Env()
 	loc := "s3://versions/site/prod"
-	pub := t.TempDir()
-	publish := func(site, version string) string {
-		t.Helper()
-		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", version)
-		out := runProc(t, bin, env, "--data", pub, "publish", version, "--to", loc, "--activate").stdout.String()
-		if !strings.Contains(out, "published "+version) || !strings.Contains(out, "activated "+version) {
-			t.Fatalf("publish %s said %q", version, out)
-		}
-		return out
-	}
+	publish := publisher(t, bin, env, loc)
 
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "100ms", "keep": 2}}`), 0o644); err != nil {
@@ -185,6 +176,21 @@ func TestPublishAndFollow(t *testing.T) {
 	}
 }
 
+// publisher returns a function that ingests a site as a version in a
+// data directory of its own and publishes it to loc with --activate, as
+// a CI job would, checking what tzctx publish says.
+func publisher(t *testing.T, bin string, env []string, loc string) func(site, version string) {
+	pub := t.TempDir()
+	return func(site, version string) {
+		t.Helper()
+		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", version)
+		out := runProc(t, bin, env, "--data", pub, "publish", version, "--to", loc, "--activate").stdout.String()
+		if !strings.Contains(out, "published "+version) || !strings.Contains(out, "activated "+version) {
+			t.Fatalf("publish %s said %q", version, out)
+		}
+	}
+}
+
 func s3Client(t *testing.T, s3 *testkit.S3, loc string) *objstore.Client {
 	t.Helper()
 	l, err := objstore.ParseLocation(loc)
@@ -222,12 +228,7 @@ func TestStoreStoppedMidDownload(t *testing.T) {
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/slow"
-	pub := t.TempDir()
-	publish := func(site, version string) {
-		t.Helper()
-		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", version)
-		runProc(t, bin, s3.Env(), "--data", pub, "publish", version, "--to", loc, "--activate")
-	}
+	publish := publisher(t, bin, s3.Env(), loc)
 	publish(testkit.SampleSite(t), "v1")
 	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 100<<10)
 	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
