@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -42,6 +43,23 @@ type config struct {
 	// MCPAllowedOrigins are the browser origins /mcp serves beside
 	// loopback ones; a request with any other Origin header is refused.
 	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
+	// S3 reaches the object store that publish writes and follow reads;
+	// what it leaves empty comes from the AWS_* environment variables.
+	S3 objstore.Config `json:"s3"`
+	// Follow makes tzctx serve follow the versions published at a
+	// location; the --follow flag sets its url.
+	Follow followConfig `json:"follow"`
+}
+
+// followConfig is how a server follows published versions.
+type followConfig struct {
+	// URL is the s3://BUCKET/PREFIX location followed; "" follows none.
+	URL string `json:"url"`
+	// Interval is the time between polls of the pointer.
+	Interval duration `json:"interval"`
+	// Keep is how many versions taken from the store stay on disk, the
+	// active one included.
+	Keep int `json:"keep"`
 }
 
 // recordsConfig bounds the records kept: a record older than
@@ -74,6 +92,7 @@ func defaultConfig() config {
 		WriteTimeout:   duration(30 * time.Second),
 		WatchInterval:  duration(time.Second),
 		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30},
+		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 	}
 }
 
@@ -184,5 +203,25 @@ func loadConfig(path string) (config, error) {
 	if c.Records.MaxBytes < 0 {
 		return fail("records.max_bytes: %d is negative; give a size in bytes, or 0 to keep records without a size bound", c.Records.MaxBytes)
 	}
+	if err := c.Follow.check(); err != nil {
+		return fail("%v", err)
+	}
 	return c, nil
+}
+
+// check refuses a follow configuration that cannot work, naming the
+// member.
+func (f followConfig) check() error {
+	if f.URL != "" {
+		if _, err := objstore.ParseLocation(f.URL); err != nil {
+			return fmt.Errorf("follow.url: %v", err)
+		}
+	}
+	if f.Interval <= 0 {
+		return fmt.Errorf("follow.interval: %s is not a positive duration; give one such as \"5s\"", time.Duration(f.Interval))
+	}
+	if f.Keep < 1 {
+		return fmt.Errorf("follow.keep: %d keeps no version; give 1 or more (the active version is always kept)", f.Keep)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,12 +20,15 @@ import (
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/follow"
+	"github.com/turnzerocloud/tzctx/internal/metering"
+	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
 func newServeCmd(g *globals) *cobra.Command {
-	var cfgPath, addr, origin string
+	var cfgPath, addr, origin, followURL string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the active version over HTTP; ingests the sample site into an empty data directory",
@@ -39,6 +44,12 @@ func newServeCmd(g *globals) *cobra.Command {
 			if origin != "" {
 				cfg.Origin = origin
 			}
+			if followURL != "" {
+				if _, err := objstore.ParseLocation(followURL); err != nil {
+					return fmt.Errorf("--follow: %w", err)
+				}
+				cfg.Follow.URL = followURL
+			}
 			if g.data == "" && os.Getenv("TZCTX_DATA") == "" && cfg.Data != "" {
 				g.data = cfg.Data
 			}
@@ -50,6 +61,7 @@ func newServeCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON)")
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address (default 127.0.0.1:8080)")
 	cmd.Flags().StringVar(&origin, "origin", "", "public origin stripped from page values (default https://turnzero.ai)")
+	cmd.Flags().StringVar(&followURL, "follow", "", "follow the versions published at s3://BUCKET/PREFIX (tzctx publish): poll its pointer, take and serve each new one")
 	return cmd
 }
 
@@ -66,7 +78,21 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if err != nil {
 		return err
 	}
-	if err := ensureVersion(ctx, st, log); err != nil {
+	// A following server never loads the sample site: until the first
+	// version arrives it answers reads with context_unavailable.
+	var follower *follow.Follower
+	if cfg.Follow.URL != "" {
+		loc, err := objstore.ParseLocation(cfg.Follow.URL)
+		if err != nil {
+			return fmt.Errorf("follow: %w", err)
+		}
+		c, err := objstore.New(cfg.S3.FromEnv(os.Getenv), loc)
+		if err != nil {
+			return fmt.Errorf("follow: %w", err)
+		}
+		follow.CleanDownloads(dataDir)
+		follower = follow.New(c, st, log, follow.Options{Interval: time.Duration(cfg.Follow.Interval), Keep: cfg.Follow.Keep})
+	} else if err := ensureVersion(ctx, st, log); err != nil {
 		return err
 	}
 	// A damaged active version does not stop the server: it serves
@@ -105,6 +131,14 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
 	}
 	mux.Handle("/mcp", accessLogged(mcpHandler, log))
+	mux.Handle("/readyz", accessLogged(readyz(st), log))
+	if follower != nil {
+		mux.Handle("/healthz", accessLogged(followHealthz(st, follower), log))
+		fe.meter.Follow(func() metering.FollowStatus {
+			s := follower.Status()
+			return metering.FollowStatus{Up: s.Fault == nil && !s.LastSuccess.IsZero(), LastSuccess: s.LastSuccess, Failures: s.Failures, Taken: s.Taken}
+		})
+	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
 	srv := newHTTPServer(cfg, oneWrite(mux))
@@ -128,8 +162,16 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			metricsSrv = newHTTPServer(cfg, mmux)
 		}
 	}
-	// The watcher stops before the store closes.
+	// The watcher stops before the store closes, and the follower before
+	// the watcher.
 	defer startWatch(ctx, st, time.Duration(cfg.WatchInterval), hup, log, fe.mcp.ListsChanged)()
+	if follower != nil {
+		fctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); follower.Run(fctx) }()
+		defer func() { cancel(); <-done }()
+		log.Info("following", "location", cfg.Follow.URL, "interval", time.Duration(cfg.Follow.Interval).String())
+	}
 	log.Info("serving", "addr", ln.Addr().String(), "data", dataDir)
 	errc := make(chan error, 2)
 	if metricsSrv != nil {
@@ -306,4 +348,59 @@ func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
 		w.WriteHeader(http.StatusForbidden)
 		_, _ = w.Write([]byte(`{"error":{"code":"invalid_request","detail":"/metrics on this address answers loopback clients and admin credentials alone; send an admin bearer credential, or scrape metrics_addr"}}` + "\n"))
 	})
+}
+
+// readyz answers the readiness probe: 200 once a version is served, 503
+// before, so an orchestrator sends no traffic to a server with nothing to
+// serve (a following server waiting for its first version, or one whose
+// active version was refused).
+func readyz(st *store.Store) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := st.Health(); h.Serving != "" {
+			writeProbe(w, http.StatusOK, map[string]any{"status": "ready", "version": h.Serving})
+			return
+		}
+		writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "detail": "no version is served yet"})
+	})
+}
+
+// followHealthz answers the liveness probe of a following server: 200
+// while the process serves, whatever the object store does, so that an
+// outage of the store never gets replicas restarted; the body says what
+// is served and the follower's fault, which /metrics counts too.
+func followHealthz(st *store.Store, f *follow.Follower) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, fs := st.Health(), f.Status()
+		body := map[string]any{"status": "ok", "follow": fs.Location}
+		if h.Serving != "" {
+			body["version"] = h.Serving
+		} else {
+			body["status"] = "waiting"
+		}
+		var faults []string
+		if h.Fault != nil {
+			faults = append(faults, h.Fault.Error())
+		}
+		if fs.Fault != nil {
+			faults = append(faults, "follow: "+fs.Fault.Error())
+		}
+		if len(faults) > 0 {
+			if h.Serving != "" {
+				body["status"] = "degraded"
+			}
+			body["detail"] = strings.Join(faults, "; ")
+		}
+		if !fs.LastSuccess.IsZero() {
+			body["follow_last_success"] = fs.LastSuccess.UTC().Format(time.RFC3339)
+		}
+		writeProbe(w, http.StatusOK, body)
+	})
+}
+
+func writeProbe(w http.ResponseWriter, status int, body map[string]any) {
+	raw, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(raw, '\n'))
 }

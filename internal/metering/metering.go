@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -223,4 +224,54 @@ func (c *versionCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(versionDesc, prometheus.GaugeValue, 1, c.bound(v))
+}
+
+// FollowStatus is what a following server reports of its follower.
+type FollowStatus struct {
+	// Up is whether the last poll of the object store succeeded.
+	Up          bool
+	LastSuccess time.Time
+	Failures    int64
+	Taken       int64
+}
+
+// Follow registers the follower's metrics, read from status at each
+// scrape: tzctx_follow_up, tzctx_follow_last_success_timestamp_seconds,
+// tzctx_follow_poll_failures_total and tzctx_follow_versions_taken_total.
+func (m *Meter) Follow(status func() FollowStatus) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(&followCollector{status: status})
+}
+
+type followCollector struct{ status func() FollowStatus }
+
+var (
+	followUp       = prometheus.NewDesc("tzctx_follow_up", "Whether the last poll of the followed object store succeeded (1) or failed (0).", nil, nil)
+	followLast     = prometheus.NewDesc("tzctx_follow_last_success_timestamp_seconds", "When a poll of the followed object store last succeeded, in Unix seconds; 0 before the first.", nil, nil)
+	followFailures = prometheus.NewDesc("tzctx_follow_poll_failures_total", "Polls of the followed object store that failed.", nil, nil)
+	followTaken    = prometheus.NewDesc("tzctx_follow_versions_taken_total", "Versions downloaded from the followed object store and imported.", nil, nil)
+)
+
+func (c *followCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- followUp
+	ch <- followLast
+	ch <- followFailures
+	ch <- followTaken
+}
+
+func (c *followCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.status()
+	up, last := 0.0, 0.0
+	if s.Up {
+		up = 1
+	}
+	if !s.LastSuccess.IsZero() {
+		last = float64(s.LastSuccess.UnixNano()) / 1e9
+	}
+	ch <- prometheus.MustNewConstMetric(followUp, prometheus.GaugeValue, up)
+	ch <- prometheus.MustNewConstMetric(followLast, prometheus.GaugeValue, last)
+	ch <- prometheus.MustNewConstMetric(followFailures, prometheus.CounterValue, float64(s.Failures))
+	ch <- prometheus.MustNewConstMetric(followTaken, prometheus.CounterValue, float64(s.Taken))
 }

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+)
+
+// probe is a /healthz or /readyz answer.
+type probe struct {
+	code    int
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	Detail  string `json:"detail"`
+}
+
+func getProbe(t *testing.T, u string) probe {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		return probe{}
+	}
+	defer resp.Body.Close()
+	var p probe
+	_ = json.NewDecoder(resp.Body).Decode(&p)
+	p.code = resp.StatusCode
+	return p
+}
+
+// awaitFollow polls cond every 50 ms for at most d and fails with what the
+// last poll saw.
+func awaitFollow(t *testing.T, d time.Duration, what string, cond func() (bool, string)) time.Duration {
+	t.Helper()
+	start := time.Now()
+	last := ""
+	for time.Since(start) < d {
+		ok, seen := cond()
+		if ok {
+			return time.Since(start)
+		}
+		last = seen
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %v; last seen %s", what, d, last)
+	return 0
+}
+
+// TestPublishAndFollow runs the scale-out path end to end against a real
+// S3 server: a replica following an empty location is alive but not
+// ready and answers reads with context_unavailable; tzctx publish
+// --activate of v1 makes it ready on v1, and of v2 switches it; with the
+// store down it goes on serving, alive, and reports the fault on /healthz
+// and /metrics; an archive that fails its checks is refused and the
+// replica keeps its version; once the store is back it takes the next
+// version, and it keeps at most follow.keep versions.
+func TestPublishAndFollow(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	env := s3.Env()
+	loc := "s3://versions/site/prod"
+	publish := publisher(t, bin, env, loc)
+
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "100ms", "keep": 2}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	replica := t.TempDir()
+	startProc(t, bin, env, "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	awaitFollow(t, 20*time.Second, "the replica answers /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.code == 200 && p.Status == "waiting", fmt.Sprintf("%+v", p)
+	})
+	if p := getProbe(t, base+"/readyz"); p.code != 503 {
+		t.Errorf("/readyz before any version = %+v, want 503", p)
+	}
+	if code, a, _, _ := post(base, "read_documentation", map[string]any{"tree": "cloud"}); code != 503 || a == nil || a.Error == nil || a.Error.Code != "context_unavailable" {
+		t.Errorf("a read before any version: %d %+v, want 503 context_unavailable", code, a)
+	}
+	if names := dirNames(t, filepath.Join(replica, "versions")); len(names) != 0 {
+		t.Errorf("a following replica loaded %v; it must never load the sample site", names)
+	}
+
+	publish(testkit.SampleSite(t), "v1")
+	took := awaitFollow(t, 10*time.Second, "the replica serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.code == 200 && p.Version == "v1", fmt.Sprintf("%+v", p)
+	})
+	t.Logf("v1 served %v after its publish", took.Round(time.Millisecond))
+	v1Full, v1Stamp := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"})
+
+	publish(changedSite(t), "v2")
+	took = awaitFollow(t, 10*time.Second, "the replica serves v2", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.Version == "v2", fmt.Sprintf("%+v", p)
+	})
+	t.Logf("v2 served %v after its publish", took.Round(time.Millisecond))
+	v2Full, v2Stamp := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"})
+	if v2Stamp == v1Stamp || v2Full == v1Full || !strings.Contains(v2Full, "THE") {
+		t.Fatal("the page read after the switch is not v2's")
+	}
+
+	// The store goes down: the replica goes on serving v2, alive, with
+	// the fault on /healthz and /metrics.
+	s3.Stop(t)
+	awaitFollow(t, 10*time.Second, "the fault shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.code == 200 && p.Status == "degraded" && strings.Contains(p.Detail, "follow:") && p.Version == "v2", fmt.Sprintf("%+v", p)
+	})
+	if full, stamp := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); full != v2Full || stamp != v2Stamp {
+		t.Error("with the store down the replica no longer serves v2")
+	}
+	if _, m := scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 0") {
+		t.Errorf("/metrics with the store down lacks tzctx_follow_up 0:\n%s", grepLines(m, "tzctx_follow"))
+	}
+	s3.Start(t)
+
+	// A damaged archive, whose pointer matches its bytes, is refused by
+	// the import; one whose bytes do not match the pointer is refused at
+	// download. The replica keeps v2.
+	c := s3Client(t, s3, loc)
+	ctx := context.Background()
+	bad, err := c.PutArchive(ctx, "v3", strings.NewReader("not an archive at all"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetActive(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	awaitFollow(t, 10*time.Second, "the damaged archive's refusal shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return strings.Contains(p.Detail, "import versions/v3.tzctx"), fmt.Sprintf("%+v", p)
+	})
+	bad.SHA256 = strings.Repeat("0", 64)
+	bad.Size = 21
+	if err := c.SetActive(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	awaitFollow(t, 10*time.Second, "the mismatched archive's refusal shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return strings.Contains(p.Detail, "does not match its pointer"), fmt.Sprintf("%+v", p)
+	})
+	if p := getProbe(t, base+"/readyz"); p.Version != "v2" {
+		t.Fatalf("after refused archives the replica serves %+v, want v2", p)
+	}
+	if names := dirNames(t, filepath.Join(replica, "versions")); strings.Contains(strings.Join(names, ","), "v3") {
+		t.Fatalf("a refused archive left a version: %v", names)
+	}
+
+	// The next good version is taken, the fault clears, and only
+	// follow.keep versions stay.
+	publish(testkit.SampleSite(t), "v4")
+	awaitFollow(t, 10*time.Second, "the replica serves v4, healthy", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v4" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+	if full, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); full != v1Full {
+		t.Error("v4, the sample site again, does not serve v1's text")
+	}
+	awaitFollow(t, 5*time.Second, "older versions are pruned", func() (bool, string) {
+		names := dirNames(t, filepath.Join(replica, "versions"))
+		return len(names) == 2, fmt.Sprint(names)
+	})
+	if left, _ := os.ReadDir(filepath.Join(replica, "downloads")); len(left) != 0 {
+		t.Errorf("downloads left behind: %v", left)
+	}
+}
+
+// publisher returns a function that ingests a site as a version in a
+// data directory of its own and publishes it to loc with --activate, as
+// a CI job would, checking what tzctx publish says.
+func publisher(t *testing.T, bin string, env []string, loc string) func(site, version string) {
+	pub := t.TempDir()
+	return func(site, version string) {
+		t.Helper()
+		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", version)
+		out := runProc(t, bin, env, "--data", pub, "publish", version, "--to", loc, "--activate").stdout.String()
+		if !strings.Contains(out, "published "+version) || !strings.Contains(out, "activated "+version) {
+			t.Fatalf("publish %s said %q", version, out)
+		}
+	}
+}
+
+func s3Client(t *testing.T, s3 *testkit.S3, loc string) *objstore.Client {
+	t.Helper()
+	l, err := objstore.ParseLocation(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]string{}
+	for _, kv := range s3.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		vals[k] = v
+	}
+	c, err := objstore.New(objstore.Config{}.FromEnv(func(k string) string { return vals[k] }), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestStoreStoppedMidDownload: the connection to the store is cut while
+// a replica downloads v2 (a proxy in between sends the archive slowly,
+// then goes down): the replica keeps serving v1, says why on /healthz,
+// leaves no download or version behind, and takes v2 once the store is
+// reachable again.
+func TestStoreStoppedMidDownload(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/slow"
+	publish := publisher(t, bin, s3.Env(), loc)
+	publish(testkit.SampleSite(t), "v1")
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 100<<10)
+	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	replica := t.TempDir()
+	startProc(t, bin, env, "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	awaitFollow(t, 60*time.Second, "the replica serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.Version == "v1", fmt.Sprintf("%+v", p)
+	})
+	v1, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"})
+
+	before := proxy.Sent()
+	publish(changedSite(t), "v2")
+	awaitFollow(t, 20*time.Second, "the download of v2 is under way", func() (bool, string) {
+		sent := proxy.Sent() - before
+		return sent > 100<<10, fmt.Sprintf("%d bytes sent", sent)
+	})
+	proxy.SetDown(true)
+	awaitFollow(t, 20*time.Second, "the cut shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.code == 200 && p.Version == "v1" && strings.Contains(p.Detail, "follow:"), fmt.Sprintf("%+v", p)
+	})
+	if full, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); full != v1 {
+		t.Fatal("with the download cut the replica no longer serves v1")
+	}
+	if names := dirNames(t, filepath.Join(replica, "versions")); len(names) != 1 {
+		t.Errorf("after the cut the replica holds %v, want v1 alone", names)
+	}
+	proxy.SetDown(false)
+	awaitFollow(t, 90*time.Second, "the replica takes v2 once the store is back", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v2" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+	if left, _ := os.ReadDir(filepath.Join(replica, "downloads")); len(left) != 0 {
+		t.Errorf("downloads left behind: %v", left)
+	}
+}

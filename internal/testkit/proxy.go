@@ -1,0 +1,123 @@
+package testkit
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Proxy forwards TCP connections from a loopback port to a target,
+// sending what the target answers at a bounded rate, and can go down: it
+// then cuts every connection it carries and refuses new ones, as a
+// network fault or a stopped server would, mid-transfer included.
+type Proxy struct {
+	// Addr is the proxy's host:port.
+	Addr   string
+	target string
+	rate   int // bytes per second towards the client; 0 is unbounded
+	ln     net.Listener
+
+	mu    sync.Mutex
+	down  bool
+	conns map[net.Conn]struct{}
+	sent  int64
+}
+
+// StartProxy starts a proxy to target on a free loopback port, sending
+// at most rate bytes a second back (0: no bound), and stops it when the
+// test ends.
+func StartProxy(t testing.TB, target string, rate int) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proxy{Addr: ln.Addr().String(), target: target, rate: rate, ln: ln, conns: map[net.Conn]struct{}{}}
+	go p.accept()
+	t.Cleanup(func() {
+		ln.Close()
+		p.SetDown(true)
+	})
+	return p
+}
+
+// Sent returns the bytes sent back to clients so far.
+func (p *Proxy) Sent() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent
+}
+
+// SetDown takes the proxy down (cutting every connection) or up again.
+func (p *Proxy) SetDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+	if down {
+		for c := range p.conns {
+			c.Close()
+		}
+		clear(p.conns)
+	}
+}
+
+func (p *Proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return false
+	}
+	for _, c := range cs {
+		p.conns[c] = struct{}{}
+	}
+	return true
+}
+
+func (p *Proxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		go p.serve(c)
+	}
+}
+
+func (p *Proxy) serve(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	if !p.track(c, up) {
+		return
+	}
+	go func() {
+		_, _ = io.Copy(up, c)
+		up.Close()
+	}()
+	buf := make([]byte, 16<<10)
+	if p.rate > 0 {
+		buf = buf[:max(1, min(len(buf), p.rate/20))]
+	}
+	for {
+		n, err := up.Read(buf)
+		if n > 0 {
+			if _, werr := c.Write(buf[:n]); werr != nil {
+				return
+			}
+			p.mu.Lock()
+			p.sent += int64(n)
+			p.mu.Unlock()
+			if p.rate > 0 {
+				time.Sleep(time.Duration(n) * time.Second / time.Duration(p.rate))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
