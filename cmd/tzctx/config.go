@@ -13,6 +13,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/internal/pgrecords"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -67,7 +68,18 @@ type followConfig struct {
 type recordsConfig struct {
 	RetentionDays int   `json:"retention_days"`
 	MaxBytes      int64 `json:"max_bytes"`
+	// PostgresURL, where set, also sends every record to that PostgreSQL
+	// database, through a spool under DATA/records-spool bounded by
+	// SpoolMaxBytes per process (see package pgrecords).
+	PostgresURL   string `json:"postgres_url"`
+	SpoolMaxBytes int64  `json:"spool_max_bytes"`
+	// Embedded false keeps no records under DATA/records: with
+	// PostgresURL, the database holds them instead.
+	Embedded *bool `json:"embedded"`
 }
+
+// embedded reports whether records are kept under DATA/records.
+func (r recordsConfig) embedded() bool { return r.Embedded == nil || *r.Embedded }
 
 // duration reads "15s"-style strings.
 type duration time.Duration
@@ -91,7 +103,7 @@ func defaultConfig() config {
 		ReadTimeout:    duration(15 * time.Second),
 		WriteTimeout:   duration(30 * time.Second),
 		WatchInterval:  duration(time.Second),
-		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30},
+		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 	}
 }
@@ -205,6 +217,18 @@ func loadConfig(path string) (config, error) {
 	}
 	if err := c.Follow.check(); err != nil {
 		return fail("%v", err)
+	}
+	if c.Records.PostgresURL != "" {
+		// The value is not repeated: it may hold a password.
+		if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
+			return fail("records.postgres_url: is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full")
+		}
+	}
+	if c.Records.SpoolMaxBytes <= 0 {
+		return fail("records.spool_max_bytes: %d is not a positive size; the spool of records not yet in PostgreSQL is always bounded (default %d bytes)", c.Records.SpoolMaxBytes, pgrecords.DefaultSpoolMaxBytes)
+	}
+	if !c.Records.embedded() && c.Records.PostgresURL == "" {
+		return fail("records.embedded: is false without records.postgres_url, which would record no call; give a postgres_url, or leave embedded out")
 	}
 	return c, nil
 }
