@@ -110,6 +110,11 @@ func initTemplate(bin string) {
 
 func pgEnv() []string { return append(os.Environ(), "LC_ALL=C.UTF-8", "TZ=UTC") }
 
+// HavePostgres reports whether StartPostgres finds server binaries, for
+// tests that cover PostgreSQL where it is installed and run without it
+// elsewhere.
+func HavePostgres() bool { return pgBinDir() != "" }
+
 // StartPostgres starts a new server, stopped when the test ends, or
 // skips the test, saying why, where no PostgreSQL binaries are found.
 func StartPostgres(t testing.TB) *Postgres {
