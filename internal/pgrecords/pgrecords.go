@@ -164,10 +164,13 @@ type Sink struct {
 	kick chan struct{}
 	done chan struct{}
 	bg   sync.WaitGroup
+	// ctx is cancelled by Close, which ends a statement in flight before
+	// the last attempt within CloseWait.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// writer goroutine state
 	conn     *pgx.Conn
-	migrated bool
 	down     bool // the database is away: log once per run
 	nextScan time.Time
 }
@@ -238,6 +241,7 @@ func Open(opts Options) (*Sink, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.bg.Go(s.run)
 	s.poke()
 	return s, nil
@@ -373,6 +377,7 @@ func (s *Sink) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	close(s.done)
+	s.cancel()
 	s.bg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -427,7 +432,7 @@ func (s *Sink) run() {
 		case <-s.kick:
 		case <-tick.C:
 		}
-		err := s.send(context.Background())
+		err := s.send(s.ctx)
 		if err == nil {
 			wait = s.opts.RetryMin
 			continue
@@ -456,7 +461,7 @@ func (s *Sink) fault(err error) {
 		cancel()
 		s.conn = nil
 	}
-	if s.down {
+	if s.down || s.ctx.Err() != nil { // Close ended the statement
 		return
 	}
 	s.down = true
@@ -477,7 +482,9 @@ func (s *Sink) scrub(msg string) string {
 	return strings.ReplaceAll(msg, s.secret, "xxxxx")
 }
 
-// connect connects and migrates where it is not connected.
+// connect connects and migrates where it is not connected. It migrates
+// on every connection, which costs one short transaction, so a database
+// restored or recreated meanwhile gets its tables again.
 func (s *Sink) connect(ctx context.Context) error {
 	if s.conn != nil {
 		return nil
@@ -486,12 +493,9 @@ func (s *Sink) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.migrated {
-		if err := Migrate(ctx, conn); err != nil {
-			_ = conn.Close(ctx)
-			return err
-		}
-		s.migrated = true
+	if err := Migrate(ctx, conn); err != nil {
+		_ = conn.Close(ctx)
+		return err
 	}
 	s.conn = conn
 	return nil
