@@ -116,14 +116,14 @@ func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }
 func loadConfig(path string) (config, error) {
 	c := defaultConfig()
 	if path == "" {
-		return c, nil
+		return withPostgresEnv(c)
 	}
 	raw, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		// A missing file means the defaults, so an optional mounted
 		// configuration may be absent; the start-up log says so.
 		slog.Warn("the configuration file does not exist; serving the defaults", "config", path)
-		return c, nil
+		return withPostgresEnv(c)
 	}
 	if err != nil {
 		return c, fmt.Errorf("read config: %w", err)
@@ -218,10 +218,11 @@ func loadConfig(path string) (config, error) {
 	if err := c.Follow.check(); err != nil {
 		return fail("%v", err)
 	}
+	from := c.postgresFromEnv()
 	if c.Records.PostgresURL != "" {
 		// The value is not repeated: it may hold a password.
 		if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
-			return fail("records.postgres_url: is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full")
+			return fail("records.postgres_url%s: is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", from)
 		}
 	}
 	if c.Records.SpoolMaxBytes <= 0 {
@@ -248,4 +249,32 @@ func (f followConfig) check() error {
 		return fmt.Errorf("follow.keep: %d keeps no version; give 1 or more (the active version is always kept)", f.Keep)
 	}
 	return nil
+}
+
+// postgresURLEnv names the environment variable that, where set, is
+// records.postgres_url, over the file's: a URL holding a password can
+// come from a secret store (a Kubernetes Secret) rather than the file.
+const postgresURLEnv = "TZCTX_RECORDS_POSTGRES_URL"
+
+// postgresFromEnv takes records.postgres_url from $TZCTX_RECORDS_POSTGRES_URL
+// where it is set, and returns where the URL came from for an error.
+func (c *config) postgresFromEnv() string {
+	v := os.Getenv(postgresURLEnv)
+	if v == "" {
+		return ""
+	}
+	c.Records.PostgresURL = v
+	return " (from $" + postgresURLEnv + ")"
+}
+
+// withPostgresEnv is the defaults c with records.postgres_url from the
+// environment, where set.
+func withPostgresEnv(c config) (config, error) {
+	if c.postgresFromEnv() == "" {
+		return c, nil
+	}
+	if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
+		return c, fmt.Errorf("records.postgres_url (from $%s): is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", postgresURLEnv)
+	}
+	return c, nil
 }

@@ -177,3 +177,28 @@ func TestLoadConfigPostgresURL(t *testing.T) {
 		t.Fatalf("records %+v", c.Records)
 	}
 }
+
+// TestLoadConfigPostgresEnv: $TZCTX_RECORDS_POSTGRES_URL is
+// records.postgres_url, over the file's and without a file, and one that
+// does not parse is refused naming the variable, not repeating it.
+func TestLoadConfigPostgresEnv(t *testing.T) {
+	const env = "postgres://u:envpw@db.example.com:5432/m?sslmode=disable"
+	t.Setenv(postgresURLEnv, env)
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(`{"records": {"postgres_url": "postgres://file/x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"", f, filepath.Join(t.TempDir(), "absent.json")} {
+		c, err := loadConfig(p)
+		if err != nil || c.Records.PostgresURL != env {
+			t.Errorf("loadConfig(%q): postgres_url %q, %v", p, c.Records.PostgresURL, err)
+		}
+	}
+	t.Setenv(postgresURLEnv, "postgres://u:envpw@db:notaport/m")
+	for _, p := range []string{"", f} {
+		_, err := loadConfig(p)
+		if err == nil || !strings.Contains(err.Error(), "records.postgres_url (from $"+postgresURLEnv+")") || strings.Contains(err.Error(), "envpw") {
+			t.Errorf("loadConfig(%q) with a bad URL in the environment: %v", p, err)
+		}
+	}
+}

@@ -33,7 +33,8 @@ now (24h, 90m); --account and --action select records naming exactly them.
 --json prints each record as it is stored, one JSON object per line.
 
 --from-postgres reads the records from the PostgreSQL database that
-records.postgres_url of the --config file names, instead of DATA/records:
+records.postgres_url of the --config file (or $TZCTX_RECORDS_POSTGRES_URL)
+names, instead of DATA/records:
 the records of every replica writing to it, with the same filters and
 output forms.`,
 		Args: cobra.NoArgs,

@@ -49,19 +49,17 @@ func openRecords(cfg config, dataDir string, log *slog.Logger) (dispatch.Recorde
 	return recs, closeAll, nil
 }
 
-// readPostgresRecords reads the records f admits from the database the
-// configuration at cfgPath names in records.postgres_url. A database no
-// process wrote records to is records.ErrNoRecords.
+// readPostgresRecords reads the records f admits from the database of
+// records.postgres_url, as the configuration at cfgPath (or
+// $TZCTX_RECORDS_POSTGRES_URL) gives it. A database no process wrote
+// records to is records.ErrNoRecords.
 func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]dispatch.Record, error) {
-	if cfgPath == "" {
-		return nil, errors.New("--from-postgres reads the database of records.postgres_url: give the configuration file with --config")
-	}
 	cfg, err := loadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Records.PostgresURL == "" {
-		return nil, fmt.Errorf("--from-postgres: config %s sets no records.postgres_url", cfgPath)
+		return nil, fmt.Errorf("--from-postgres reads the database of records.postgres_url, which is not set: give the configuration file with --config, or set $%s", postgresURLEnv)
 	}
 	recs, err := pgrecords.Read(ctx, cfg.Records.PostgresURL, f)
 	if errors.Is(err, pgrecords.ErrNoSchema) {
