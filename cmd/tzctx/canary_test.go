@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -30,16 +31,27 @@ const canary = "quillfeatherzebracanary"
 // anonymous caller and a signed-in one, both answered and refused (a
 // schema violation, a query over the length bound, an unknown member
 // holding the word, an unknown credential, an oversized body). Afterwards the word appears in
-// none of the records, the logs both processes wrote, /metrics or any
-// file of the data directory.
+// none of the records, the logs both processes wrote, /metrics, any
+// file of the data directory or, where PostgreSQL is installed, any row
+// of the records database.
 func TestCanaryWordGoesNowhere(t *testing.T) {
 	t.Setenv("TZCTX_DATA", "")
 	bin := buildBinary(t)
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "canary", "--activate")
 	cfg := filepath.Join(t.TempDir(), "tzctx.json")
+	// Where PostgreSQL is installed, the records go to a database too,
+	// which must not hold the word either.
+	var pg *testkit.Postgres
+	pgConf := ""
+	if testkit.HavePostgres() {
+		pg = testkit.StartPostgres(t)
+		pgConf = `, "records": {"postgres_url": "` + pg.URL + `"}`
+	} else {
+		t.Log("no PostgreSQL binaries: the PostgreSQL records sink is not covered here")
+	}
 	conf := `{"watch_interval": "50ms", "body_limit_bytes": 4096, "credentials": [{"token_sha256": "` + identity.SHA256("tok-c") +
-		`", "account": "acme", "application": "canary", "profiles": ["blueprint"]}]}`
+		`", "account": "acme", "application": "canary", "profiles": ["blueprint"]}]` + pgConf + `}`
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +206,27 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 	}
 	if strings.Contains(recs, canary) {
 		t.Error("a record holds the word")
+	}
+	// The database: every call once, no column holding the word.
+	if pg != nil {
+		var pgRecs string
+		if !waitFor(30*time.Second, func() bool {
+			pgRecs = runProc(t, bin, nil, "--data", dataDir, "records", "--from-postgres", "--config", cfg, "--json").stdout.String()
+			return strings.Count(pgRecs, "\n") >= calls
+		}) || strings.Count(pgRecs, "\n") != calls {
+			t.Errorf("%d records in postgres for %d calls", strings.Count(pgRecs, "\n"), calls)
+		}
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, pg.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows, holding int
+		err = conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE strpos(lower(r::text), $1) > 0) FROM tzctx_records r`, canary).Scan(&rows, &holding)
+		conn.Close(ctx)
+		if err != nil || rows != calls || holding != 0 {
+			t.Errorf("postgres: %d rows for %d calls, %d holding the word (%v)", rows, calls, holding, err)
+		}
 	}
 	// The server's own log, after it stopped.
 	_ = srv.cmd.Process.Signal(os.Interrupt)

@@ -13,6 +13,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/internal/pgrecords"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -67,7 +68,18 @@ type followConfig struct {
 type recordsConfig struct {
 	RetentionDays int   `json:"retention_days"`
 	MaxBytes      int64 `json:"max_bytes"`
+	// PostgresURL, where set, also sends every record to that PostgreSQL
+	// database, through a spool under DATA/records-spool bounded by
+	// SpoolMaxBytes per process (see package pgrecords).
+	PostgresURL   string `json:"postgres_url"`
+	SpoolMaxBytes int64  `json:"spool_max_bytes"`
+	// Embedded false keeps no records under DATA/records: with
+	// PostgresURL, the database holds them instead.
+	Embedded *bool `json:"embedded"`
 }
+
+// embedded reports whether records are kept under DATA/records.
+func (r recordsConfig) embedded() bool { return r.Embedded == nil || *r.Embedded }
 
 // duration reads "15s"-style strings.
 type duration time.Duration
@@ -91,7 +103,7 @@ func defaultConfig() config {
 		ReadTimeout:    duration(15 * time.Second),
 		WriteTimeout:   duration(30 * time.Second),
 		WatchInterval:  duration(time.Second),
-		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30},
+		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 	}
 }
@@ -104,14 +116,14 @@ func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }
 func loadConfig(path string) (config, error) {
 	c := defaultConfig()
 	if path == "" {
-		return c, nil
+		return withPostgresEnv(c)
 	}
 	raw, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		// A missing file means the defaults, so an optional mounted
 		// configuration may be absent; the start-up log says so.
 		slog.Warn("the configuration file does not exist; serving the defaults", "config", path)
-		return c, nil
+		return withPostgresEnv(c)
 	}
 	if err != nil {
 		return c, fmt.Errorf("read config: %w", err)
@@ -206,6 +218,19 @@ func loadConfig(path string) (config, error) {
 	if err := c.Follow.check(); err != nil {
 		return fail("%v", err)
 	}
+	from := c.postgresFromEnv()
+	if c.Records.PostgresURL != "" {
+		// The value is not repeated: it may hold a password.
+		if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
+			return fail("records.postgres_url%s: is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", from)
+		}
+	}
+	if c.Records.SpoolMaxBytes <= 0 {
+		return fail("records.spool_max_bytes: %d is not a positive size; the spool of records not yet in PostgreSQL is always bounded (default %d bytes)", c.Records.SpoolMaxBytes, pgrecords.DefaultSpoolMaxBytes)
+	}
+	if !c.Records.embedded() && c.Records.PostgresURL == "" {
+		return fail("records.embedded: is false without records.postgres_url, which would record no call; give a postgres_url, or leave embedded out")
+	}
 	return c, nil
 }
 
@@ -224,4 +249,32 @@ func (f followConfig) check() error {
 		return fmt.Errorf("follow.keep: %d keeps no version; give 1 or more (the active version is always kept)", f.Keep)
 	}
 	return nil
+}
+
+// postgresURLEnv names the environment variable that, where set, is
+// records.postgres_url, over the file's: a URL holding a password can
+// come from a secret store (a Kubernetes Secret) rather than the file.
+const postgresURLEnv = "TZCTX_RECORDS_POSTGRES_URL"
+
+// postgresFromEnv takes records.postgres_url from $TZCTX_RECORDS_POSTGRES_URL
+// where it is set, and returns where the URL came from for an error.
+func (c *config) postgresFromEnv() string {
+	v := os.Getenv(postgresURLEnv)
+	if v == "" {
+		return ""
+	}
+	c.Records.PostgresURL = v
+	return " (from $" + postgresURLEnv + ")"
+}
+
+// withPostgresEnv is the defaults c with records.postgres_url from the
+// environment, where set.
+func withPostgresEnv(c config) (config, error) {
+	if c.postgresFromEnv() == "" {
+		return c, nil
+	}
+	if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
+		return c, fmt.Errorf("records.postgres_url (from $%s): is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", postgresURLEnv)
+	}
+	return c, nil
 }

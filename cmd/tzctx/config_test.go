@@ -55,6 +55,12 @@ func TestLoadConfigFaults(t *testing.T) {
 			[]string{"records.retention_days: -1 is negative"}},
 		{"negative max bytes", `{"records": {"max_bytes": -5}}`,
 			[]string{"records.max_bytes: -5 is negative"}},
+		{"postgres_url unparsable", `{"records": {"postgres_url": "postgres://u:pw@db:port/x"}}`,
+			[]string{"records.postgres_url: is not a PostgreSQL connection URL"}},
+		{"zero spool bound", `{"records": {"postgres_url": "postgres://db/x", "spool_max_bytes": 0}}`,
+			[]string{"records.spool_max_bytes: 0 is not a positive size"}},
+		{"embedded off without postgres", `{"records": {"embedded": false}}`,
+			[]string{"records.embedded: is false without records.postgres_url"}},
 		{"oidc without issuer", oidc(`"audience": "tzctx", "jwks_url": "https://id.example.com/keys"`),
 			[]string{`oidc.issuer: "" must be an absolute http(s) URL`}},
 		{"oidc issuer not a URL", oidc(`"issuer": "id.example.com", "audience": "tzctx", "jwks_url": "https://id.example.com/keys"`),
@@ -144,5 +150,55 @@ func TestConfigTreesKeepTheirDefaults(t *testing.T) {
 	}
 	if c.Trees["cloud"] != "signed_in" || c.Trees["blueprint"] != "product_profile:blueprint" || c.Trees["tzdocs"] != "anonymous" {
 		t.Errorf("trees %v", c.Trees)
+	}
+}
+
+// TestLoadConfigPostgresURL: a PostgreSQL URL that does not parse is
+// refused without repeating it, since it may hold a password; one that
+// parses is kept, with the embedded records still on by default.
+func TestLoadConfigPostgresURL(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"records": {"postgres_url": "postgres://u:s3cretpw@db:notaport/x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadConfig(bad); err == nil || strings.Contains(err.Error(), "s3cretpw") {
+		t.Fatalf("loadConfig: %v", err)
+	}
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"records": {"postgres_url": "postgres://u:pw@db:5432/x?sslmode=disable", "spool_max_bytes": 1000000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Records.embedded() || c.Records.SpoolMaxBytes != 1000000 || c.Records.RetentionDays != 30 {
+		t.Fatalf("records %+v", c.Records)
+	}
+}
+
+// TestLoadConfigPostgresEnv: $TZCTX_RECORDS_POSTGRES_URL is
+// records.postgres_url, over the file's and without a file, and one that
+// does not parse is refused naming the variable, not repeating it.
+func TestLoadConfigPostgresEnv(t *testing.T) {
+	const env = "postgres://u:envpw@db.example.com:5432/m?sslmode=disable"
+	t.Setenv(postgresURLEnv, env)
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(`{"records": {"postgres_url": "postgres://file/x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"", f, filepath.Join(t.TempDir(), "absent.json")} {
+		c, err := loadConfig(p)
+		if err != nil || c.Records.PostgresURL != env {
+			t.Errorf("loadConfig(%q): postgres_url %q, %v", p, c.Records.PostgresURL, err)
+		}
+	}
+	t.Setenv(postgresURLEnv, "postgres://u:envpw@db:notaport/m")
+	for _, p := range []string{"", f} {
+		_, err := loadConfig(p)
+		if err == nil || !strings.Contains(err.Error(), "records.postgres_url (from $"+postgresURLEnv+")") || strings.Contains(err.Error(), "envpw") {
+			t.Errorf("loadConfig(%q) with a bad URL in the environment: %v", p, err)
+		}
 	}
 }

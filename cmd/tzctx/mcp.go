@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/metering"
 	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/records"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
@@ -34,14 +32,14 @@ type frontEnds struct {
 	resolver   dispatch.Resolver
 	mcp        *mcp.Server
 	meter      *metering.Meter
-	// close closes the call records' writer; it runs once the front ends
+	// close closes the call records' sinks; it runs once the front ends
 	// have stopped.
 	close func() error
 }
 
 // newFrontEnds builds the reader, the dispatcher and the MCP front end
-// over st, as cfg configures them, recording calls under
-// dataDir/records, to the meter and to log.
+// over st, as cfg configures them, recording calls to the sinks
+// openRecords opens, to the meter and to log.
 func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger) (fe *frontEnds, err error) {
 	meter := newMeter(cfg, st)
 	limits, err := plane.Limits()
@@ -57,17 +55,16 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	rw, err := records.Open(filepath.Join(dataDir, "records"), records.Options{
-		RetentionDays: cfg.Records.RetentionDays, MaxBytes: cfg.Records.MaxBytes, Logger: log})
+	recs, closeRecords, err := openRecords(cfg, dataDir, log)
 	if err != nil {
-		return nil, fmt.Errorf("open the call records: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			_ = rw.Close()
+			_ = closeRecords()
 		}
 	}()
-	d, err := plane.New(reader, creds, dispatch.Recorders{rw, meter, dispatch.LogRecorder{Logger: log}})
+	d, err := plane.New(reader, creds, append(recs, meter, dispatch.LogRecorder{Logger: log}))
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +77,7 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err := st.SetWarm(context.Background(), reader.Warm); err != nil {
 		log.Error("warming the served version", "error", err.Error())
 	}
-	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: rw.Close}, nil
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: closeRecords}, nil
 }
 
 // closeFrontEnds closes what newFrontEnds opened, logging a fault; serve

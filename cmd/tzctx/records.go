@@ -17,8 +17,8 @@ import (
 )
 
 func newRecordsCmd(g *globals) *cobra.Command {
-	var since, account, action string
-	var asJSON bool
+	var since, account, action, cfgPath string
+	var asJSON, fromPostgres bool
 	cmd := &cobra.Command{
 		Use:   "records",
 		Short: "List the records of the calls served from the data directory, oldest first",
@@ -30,7 +30,13 @@ It only reads, so it runs while servers write.
 
 --since takes an RFC 3339 time (2026-12-01T09:00:00Z) or a duration back from
 now (24h, 90m); --account and --action select records naming exactly them.
---json prints each record as it is stored, one JSON object per line.`,
+--json prints each record as it is stored, one JSON object per line.
+
+--from-postgres reads the records from the PostgreSQL database that
+records.postgres_url of the --config file (or $TZCTX_RECORDS_POSTGRES_URL)
+names, instead of DATA/records:
+the records of every replica writing to it, with the same filters and
+output forms.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := records.Filter{Account: account, Action: action}
@@ -41,9 +47,18 @@ now (24h, 90m); --account and --action select records naming exactly them.
 				}
 				f.Since = t
 			}
-			recs, st, err := records.Read(filepath.Join(g.dataDir(), "records"), f)
+			var recs []dispatch.Record
+			var st records.Stats
+			var err error
+			if fromPostgres {
+				recs, err = readPostgresRecords(cmd.Context(), cfgPath, f)
+			} else {
+				recs, st, err = records.Read(filepath.Join(g.dataDir(), "records"), f)
+			}
 			if errors.Is(err, records.ErrNoRecords) {
-				if !asJSON {
+				if fromPostgres && !asJSON {
+					fmt.Fprintln(cmd.OutOrStdout(), "no records yet: no server or MCP process has written records to the database")
+				} else if !asJSON {
 					fmt.Fprintf(cmd.OutOrStdout(), "no records yet: no server or MCP process has answered a call from %s\n", g.dataDir())
 				}
 				return nil
@@ -71,6 +86,8 @@ now (24h, 90m); --account and --action select records naming exactly them.
 	cmd.Flags().StringVar(&account, "account", "", "list the records of this account alone")
 	cmd.Flags().StringVar(&action, "action", "", "list the records of this action alone")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per record, as stored")
+	cmd.Flags().BoolVar(&fromPostgres, "from-postgres", false, "read the records from the PostgreSQL database of records.postgres_url in --config")
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), as tzctx serve reads it; --from-postgres reads its records.postgres_url")
 	return cmd
 }
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/pgrecords"
+	"github.com/turnzerocloud/tzctx/internal/records"
+)
+
+// openRecords opens the durable sinks of the call records cfg
+// configures: the embedded records under dataDir/records (unless
+// records.embedded is false) and, where records.postgres_url is set, the
+// PostgreSQL sink spooling under dataDir/records-spool. A database that
+// is away does not stop it: the sink spools and retries. The close
+// function closes them all, returning the first fault.
+func openRecords(cfg config, dataDir string, log *slog.Logger) (dispatch.Recorders, func() error, error) {
+	var recs dispatch.Recorders
+	var closers []func() error
+	closeAll := func() error {
+		var errs []error
+		for _, c := range closers {
+			errs = append(errs, c())
+		}
+		return errors.Join(errs...)
+	}
+	if cfg.Records.embedded() {
+		rw, err := records.Open(filepath.Join(dataDir, "records"), records.Options{
+			RetentionDays: cfg.Records.RetentionDays, MaxBytes: cfg.Records.MaxBytes, Logger: log})
+		if err != nil {
+			return nil, nil, fmt.Errorf("open the call records: %w", err)
+		}
+		recs, closers = append(recs, rw), append(closers, rw.Close)
+	}
+	if cfg.Records.PostgresURL != "" {
+		pg, err := pgrecords.Open(pgrecords.Options{
+			URL: cfg.Records.PostgresURL, SpoolDir: filepath.Join(dataDir, "records-spool"),
+			SpoolMaxBytes: cfg.Records.SpoolMaxBytes, Logger: log})
+		if err != nil {
+			_ = closeAll()
+			return nil, nil, fmt.Errorf("records.postgres_url: %w", err)
+		}
+		recs, closers = append(recs, pg), append(closers, pg.Close)
+	}
+	return recs, closeAll, nil
+}
+
+// readPostgresRecords reads the records f admits from the database of
+// records.postgres_url, as the configuration at cfgPath (or
+// $TZCTX_RECORDS_POSTGRES_URL) gives it. A database no process wrote
+// records to is records.ErrNoRecords.
+func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]dispatch.Record, error) {
+	cfg, err := loadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Records.PostgresURL == "" {
+		return nil, fmt.Errorf("--from-postgres reads the database of records.postgres_url, which is not set: give the configuration file with --config, or set $%s", postgresURLEnv)
+	}
+	recs, err := pgrecords.Read(ctx, cfg.Records.PostgresURL, f)
+	if errors.Is(err, pgrecords.ErrNoSchema) {
+		return nil, records.ErrNoRecords
+	}
+	return recs, err
+}
