@@ -100,7 +100,9 @@ http {
 // offset, a paging that spans the switch is refused with context_changed
 // (never mixed text), every replica serves the new version within 10 s,
 // and a paging begun on one replica continues on another with the same
-// stamps.
+// stamps. Their records go to one PostgreSQL database, stopped during the
+// switch and started again: every call the replicas answered is there
+// once.
 func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the replica fleet test runs three servers; skipped in -short mode")
@@ -110,15 +112,25 @@ func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 	env := s3.Env()
 	loc := "s3://versions/fleet"
 	publisher(t, bin, env, loc)(testkit.SampleSite(t), "v1")
+	// The fleet's records go to one PostgreSQL database, where the
+	// server binaries are installed (.ci/run installs them).
+	var pg *testkit.Postgres
+	records := ""
+	if testkit.HavePostgres() {
+		pg = testkit.StartPostgres(t)
+		records = fmt.Sprintf(`, "records": {"postgres_url": %q}`, pg.URL)
+	} else {
+		t.Log("PostgreSQL's server binaries are absent: the replicas keep their records to themselves, and the sink part of this test is skipped")
+	}
 	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "200ms", "follow": {"interval": "500ms"}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "200ms", "follow": {"interval": "500ms"}`+records+`}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var addrs, bases []string
+	var addrs, bases, datas []string
 	for range 3 {
-		a := freeAddr(t)
-		startProc(t, bin, env, "--data", t.TempDir(), "serve", "--addr", a, "--config", cfg, "--follow", loc)
-		addrs, bases = append(addrs, a), append(bases, "http://"+a)
+		a, d := freeAddr(t), t.TempDir()
+		startProc(t, bin, env, "--data", d, "serve", "--addr", a, "--config", cfg, "--follow", loc)
+		addrs, bases, datas = append(addrs, a), append(bases, "http://"+a), append(datas, d)
 	}
 	for _, b := range bases {
 		awaitFollow(t, 20*time.Second, b+" serves v1", func() (bool, string) {
@@ -215,6 +227,10 @@ func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 	mu.Unlock()
 	publisher(t, bin, env, loc)(site2, "v2")
 	published := time.Now() // the pointer is replaced as publish ends
+	if pg != nil {
+		// The database goes away for a while as the replicas switch.
+		pg.Stop(t)
+	}
 	for _, b := range bases {
 		awaitFollow(t, 10*time.Second, b+" serves v2", func() (bool, string) {
 			p := getProbe(t, b+"/readyz")
@@ -222,6 +238,10 @@ func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 		})
 	}
 	all := time.Since(published)
+	if pg != nil {
+		time.Sleep(time.Second)
+		pg.Start(t)
+	}
 	time.Sleep(time.Second)
 	close(stop)
 	wg.Wait()
@@ -241,4 +261,38 @@ func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 			t.Errorf("%s does not serve v2's text", b)
 		}
 	}
+	if pg == nil {
+		return
+	}
+	// Every call each replica answered, recorded in its own folder before
+	// the answer, is in the database once, the outage notwithstanding.
+	want := map[callKey]int{}
+	calls := 0
+	for _, d := range datas {
+		keys, n := recordKeys(t, runProc(t, bin, nil, "--data", d, "records", "--json").stdout.String())
+		for k, c := range keys {
+			want[k] += c
+		}
+		calls += n
+	}
+	if int64(calls) < chunks.Load()+changed.Load() {
+		t.Fatalf("the replicas recorded %d calls; the readers alone were answered %d", calls, chunks.Load()+changed.Load())
+	}
+	var got map[callKey]int
+	n := 0
+	if !waitFor(60*time.Second, func() bool {
+		got, n = recordKeys(t, runProc(t, bin, nil, "--data", datas[0], "records", "--from-postgres", "--config", cfg, "--json").stdout.String())
+		return n >= calls
+	}) {
+		t.Fatalf("%d records in PostgreSQL for the %d calls the replicas answered", n, calls)
+	}
+	for k, c := range want {
+		if got[k] != c {
+			t.Errorf("%v: %d calls answered, %d records in PostgreSQL", k, c, got[k])
+		}
+	}
+	if n != calls {
+		t.Errorf("%d records in PostgreSQL for %d calls", n, calls)
+	}
+	t.Logf("records: %d calls answered by the three replicas, %d records in PostgreSQL after a stop of the database during the switch", calls, n)
 }
