@@ -272,3 +272,54 @@ func TestStoreStoppedMidDownload(t *testing.T) {
 		t.Errorf("downloads left behind: %v", left)
 	}
 }
+
+// TestInterruptedPublish: a publish killed mid-upload (through a slow
+// proxy) leaves no archive and the pointer as it was, so a follower
+// stays on the version it serves; the publish run again completes and
+// the follower takes it.
+func TestInterruptedPublish(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/interrupted"
+	publisher(t, bin, s3.Env(), loc)(testkit.SampleSite(t), "v1")
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	startProc(t, bin, s3.Env(), "--data", t.TempDir(), "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	awaitFollow(t, 20*time.Second, "the replica serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.Version == "v1", fmt.Sprintf("%+v", p)
+	})
+
+	pub := t.TempDir()
+	runProc(t, bin, nil, "--data", pub, "ingest", changedSite(t), "--version", "v2")
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 50<<10)
+	slow := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
+	p := startProc(t, bin, slow, "--data", pub, "publish", "v2", "--to", loc, "--activate")
+	awaitFollow(t, 30*time.Second, "the upload of v2 is under way", func() (bool, string) {
+		return proxy.Received() > 100<<10, fmt.Sprintf("%d bytes received", proxy.Received())
+	})
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.wait(t, 10*time.Second)
+	c := s3Client(t, s3, loc)
+	if ok, err := c.HasArchive(context.Background(), "v2"); err != nil || ok {
+		t.Fatalf("after the killed publish the archive of v2 is there: %v, %v", ok, err)
+	}
+	if ptr, _, _, err := c.Active(context.Background(), ""); err != nil || ptr.Version != "v1" {
+		t.Fatalf("after the killed publish the pointer is %+v, %v; want v1", ptr, err)
+	}
+	time.Sleep(time.Second)
+	if p := getProbe(t, base+"/readyz"); p.Version != "v1" {
+		t.Fatalf("after the killed publish the replica serves %+v, want v1", p)
+	}
+	runProc(t, bin, s3.Env(), "--data", pub, "publish", "v2", "--to", loc, "--activate")
+	awaitFollow(t, 10*time.Second, "the replica takes v2 once it is published", func() (bool, string) {
+		p := getProbe(t, base+"/readyz")
+		return p.Version == "v2", fmt.Sprintf("%+v", p)
+	})
+}

@@ -259,6 +259,19 @@ func (c *Client) Active(ctx context.Context, etag string) (p Pointer, newETag st
 	return p, info.ETag, true, nil
 }
 
+// HasArchive reports whether the location holds a complete archive of
+// version: an unfinished multipart upload is not one.
+func (c *Client) HasArchive(ctx context.Context, version string) (bool, error) {
+	_, err := c.mc.StatObject(ctx, c.loc.Bucket, c.loc.key(ArchiveKey(version)), minio.StatObjectOptions{})
+	if err == nil {
+		return true, nil
+	}
+	if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound && r.Code != "NoSuchBucket" {
+		return false, nil
+	}
+	return false, fmt.Errorf("look up %s: %w", ArchiveKey(version), describe(err))
+}
+
 // ErrMismatch is returned by a download whose bytes are not the ones the
 // pointer names.
 var ErrMismatch = errors.New("archive does not match its pointer")

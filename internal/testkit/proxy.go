@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -9,25 +8,26 @@ import (
 )
 
 // Proxy forwards TCP connections from a loopback port to a target,
-// sending what the target answers at a bounded rate, and can go down: it
+// carrying bytes both ways at a bounded rate, and can go down: it
 // then cuts every connection it carries and refuses new ones, as a
 // network fault or a stopped server would, mid-transfer included.
 type Proxy struct {
 	// Addr is the proxy's host:port.
 	Addr   string
 	target string
-	rate   int // bytes per second towards the client; 0 is unbounded
+	rate   int // bytes per second each way; 0 is unbounded
 	ln     net.Listener
 
-	mu    sync.Mutex
-	down  bool
-	conns map[net.Conn]struct{}
-	sent  int64
+	mu       sync.Mutex
+	down     bool
+	conns    map[net.Conn]struct{}
+	sent     int64 // to clients
+	received int64 // from clients
 }
 
-// StartProxy starts a proxy to target on a free loopback port, sending
-// at most rate bytes a second back (0: no bound), and stops it when the
-// test ends.
+// StartProxy starts a proxy to target on a free loopback port, carrying
+// at most rate bytes a second each way (0: no bound), and stops it when
+// the test ends.
 func StartProxy(t testing.TB, target string, rate int) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,6 +48,13 @@ func (p *Proxy) Sent() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sent
+}
+
+// Received returns the bytes received from clients so far.
+func (p *Proxy) Received() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.received
 }
 
 // SetDown takes the proxy down (cutting every connection) or up again.
@@ -96,24 +103,29 @@ func (p *Proxy) serve(c net.Conn) {
 		return
 	}
 	go func() {
-		_, _ = io.Copy(up, c)
+		p.pump(up, c, &p.received)
 		up.Close()
 	}()
+	p.pump(c, up, &p.sent)
+}
+
+// pump copies src to dst at the proxy's rate, counting into n.
+func (p *Proxy) pump(dst, src net.Conn, n *int64) {
 	buf := make([]byte, 16<<10)
 	if p.rate > 0 {
 		buf = buf[:max(1, min(len(buf), p.rate/20))]
 	}
 	for {
-		n, err := up.Read(buf)
-		if n > 0 {
-			if _, werr := c.Write(buf[:n]); werr != nil {
+		k, err := src.Read(buf)
+		if k > 0 {
+			if _, werr := dst.Write(buf[:k]); werr != nil {
 				return
 			}
 			p.mu.Lock()
-			p.sent += int64(n)
+			*n += int64(k)
 			p.mu.Unlock()
 			if p.rate > 0 {
-				time.Sleep(time.Duration(n) * time.Second / time.Duration(p.rate))
+				time.Sleep(time.Duration(k) * time.Second / time.Duration(p.rate))
 			}
 		}
 		if err != nil {
