@@ -369,7 +369,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 		}
 		return res, err
 	}
+	// The checksums prove the files are the publisher's, not that the
+	// publisher built them right: every text and its place table are
+	// checked once here, so that no read of an imported version can trip
+	// over one.
+	err = v.checkTexts(ctx)
 	v.Release()
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return res, badArchive(textsFile, "%v", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}

@@ -520,6 +520,56 @@ func TestImportDamaged(t *testing.T) {
 			return es
 		}), `"meta.json"`, `"texts.bin"`)
 	})
+	// resealed rewrites file name with damage and then every checksum
+	// (manifest and meta.json) to agree with it, as a publisher that built
+	// the version wrong would.
+	resealed := func(name string, damage func([]byte) []byte) []byte {
+		return rewrite(t, func(es []entry) []entry {
+			m := readManifest(t, es)
+			i := find(t, es, name)
+			es[i].data = damage(es[i].data)
+			m.Files[i-1].SHA256, m.Files[i-1].Size = sum(es[i].data), int64(len(es[i].data))
+			var meta map[string]any
+			if err := json.Unmarshal(es[1].data, &meta); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range meta["files"].([]any) {
+				if f := f.(map[string]any); f["path"] == name {
+					f["sha256"], f["size"] = m.Files[i-1].SHA256, m.Files[i-1].Size
+				}
+			}
+			b, err := json.Marshal(meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es[1].data = b
+			m.Files[0].Size, m.Files[0].SHA256 = int64(len(b)), sum(b)
+			writeManifest(t, es, m)
+			return es
+		})
+	}
+	t.Run("consistent archive whose texts disagree with their tables", func(t *testing.T) {
+		// Every checksum agrees, but a text's bytes are not the ones its
+		// stamp and checkpoints were computed from: refused before any
+		// read can trip over it.
+		refused(t, resealed("texts.bin", func(b []byte) []byte {
+			b = append([]byte(nil), b...)
+			for i := range b {
+				if b[i] == 'a' {
+					b[i] = 'b'
+					break
+				}
+			}
+			return b
+		}), `"texts.bin"`, "stamp")
+		refused(t, resealed("aux.bin", func(b []byte) []byte {
+			b = append([]byte(nil), b...)
+			// The first layout's first checkpoint, after its header
+			// and its line and place tables, is far from the text.
+			copy(b[24+32:], []byte{0xff, 0xff, 0xff, 0x7f})
+			return b
+		}), `"texts.bin"`, "text")
+	})
 	t.Run("consistent archive of a version that does not open", func(t *testing.T) {
 		// Every checksum agrees, but pages.db is no bbolt file: the
 		// version is checked as a server checks it before the rename.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/blevesearch/bleve/v2"
@@ -148,6 +149,7 @@ type indexFeed struct {
 	err    error
 	errs   chan error // the goroutine's first fault
 	closed bool
+	stop   atomic.Bool // set by abort: the pending pages are dropped
 }
 
 type indexDoc struct {
@@ -169,7 +171,7 @@ func (f *indexFeed) run() {
 	defer close(f.done)
 	failed := false
 	for d := range f.docs {
-		if failed {
+		if failed || f.stop.Load() {
 			continue
 		}
 		if err := f.b.Index(d.id, d.data); err != nil {
@@ -214,6 +216,7 @@ func (f *indexFeed) abort() {
 		return
 	}
 	f.closed = true
+	f.stop.Store(true)
 	close(f.docs)
 	<-f.done
 }

@@ -151,14 +151,18 @@ func (t *Text) LastLineStartIn(lo, hi int) (int, bool) {
 	return s, s > lo
 }
 
-// byteOffset maps a code-point offset to a byte offset.
+// byteOffset maps a code-point offset to a byte offset. A damaged table
+// gives a wrong offset, never one outside the text.
 func (t *Text) byteOffset(cp int) int {
 	if cp >= t.total {
 		return len(t.raw)
 	}
+	if cp <= 0 {
+		return 0
+	}
 	k := cp / t.every
-	b := at(t.checks, k)
-	for n := cp - k*t.every; n > 0; n-- {
+	b := min(at(t.checks, k), len(t.raw))
+	for n := cp - k*t.every; n > 0 && b < len(t.raw); n-- {
 		_, sz := utf8.DecodeRune(t.raw[b:])
 		b += sz
 	}
@@ -167,5 +171,42 @@ func (t *Text) byteOffset(cp int) int {
 
 // Slice returns the code points [begin, end) as a new string.
 func (t *Text) Slice(begin, end int) string {
-	return string(t.raw[t.byteOffset(begin):t.byteOffset(end)])
+	b, e := t.byteOffset(begin), t.byteOffset(end)
+	if e < b {
+		return ""
+	}
+	return string(t.raw[b:e])
+}
+
+// check reports the first way the text and its table disagree: invalid
+// UTF-8, a total, stamp or checkpoint that is not the text's, or place
+// tables that do not ascend within the text.
+func (t *Text) check() error {
+	if !utf8.Valid(t.raw) {
+		return errors.New("is not valid UTF-8")
+	}
+	if sha256.Sum256(t.raw) != t.stamp {
+		return errors.New("does not match its stamp")
+	}
+	n := 0
+	for i := range string(t.raw) {
+		if n%t.every == 0 && at(t.checks, n/t.every) != i {
+			return fmt.Errorf("has a wrong checkpoint at code point %d", n)
+		}
+		n++
+	}
+	if n != t.total {
+		return fmt.Errorf("has %d code points, its table says %d", n, t.total)
+	}
+	for name, tab := range map[string][]byte{"line starts": t.lines, "places": t.bases} {
+		prev := -1
+		for i := 0; i < len(tab)/4; i++ {
+			v := at(tab, i)
+			if v <= prev || v > t.total || i == 0 && v != 0 {
+				return fmt.Errorf("has %s that do not ascend from 0 within the text", name)
+			}
+			prev = v
+		}
+	}
+	return nil
 }

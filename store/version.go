@@ -197,6 +197,49 @@ func (t *Tree) Text(key string) (*Text, error) {
 
 var errCorrupt = errors.New("corrupt text table")
 
+// checkTexts checks every text of the version against its table, and
+// every search entry's bounds.
+func (v *Version) checkTexts(ctx context.Context) error {
+	for _, tn := range tzctx.Trees {
+		t := v.trees[tn]
+		if t == nil {
+			continue
+		}
+		err := t.text.ForEach(func(k, _ []byte) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			x, err := t.Text(string(k))
+			if err == nil && x == nil {
+				err = errCorrupt
+			}
+			if err == nil {
+				err = x.check()
+			}
+			if err != nil {
+				return fmt.Errorf("text %s of tree %s %v", k, tn, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = t.search.ForEach(func(k, raw []byte) error {
+			lr, hr, ok := decodeRefs(raw)
+			_, ok1 := lr.slice(v.aux)
+			_, ok2 := hr.slice(v.aux)
+			if !ok || !ok1 || !ok2 {
+				return fmt.Errorf("the search entry of page %s of tree %s lies outside %s", k, tn, auxFile)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SearchBody returns what search matches a page's words against: its
 // lower-cased copy, or, with fold true, the copy itself, whose lower-cased
 // form differs from it in ASCII letters alone, so that matching it with
@@ -208,8 +251,10 @@ func (t *Tree) SearchBody(route string) (body []byte, fold bool) {
 		return nil, false
 	}
 	if lr.n > 0 {
-		b, _ := lr.slice(t.v.aux)
-		return b, false
+		if b, ok := lr.slice(t.v.aux); ok {
+			return b, false
+		}
+		return nil, false
 	}
 	txt, err := t.Text(route)
 	if err != nil || txt == nil {

@@ -323,3 +323,50 @@ func TestInterruptedPublish(t *testing.T) {
 		return p.Version == "v2", fmt.Sprintf("%+v", p)
 	})
 }
+
+// TestFollowReplacesADamagedCopy: where the replica's own copy of the
+// version the pointer names is damaged (and not served), the follower
+// removes it and takes the version again from the store, rather than
+// failing to activate it at every poll.
+func TestFollowReplacesADamagedCopy(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/repair"
+	publish := publisher(t, bin, s3.Env(), loc)
+	publish(testkit.SampleSite(t), "v1")
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	replica := t.TempDir()
+	startProc(t, bin, s3.Env(), "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	serves := func(v string) {
+		t.Helper()
+		awaitFollow(t, 20*time.Second, "the replica serves "+v, func() (bool, string) {
+			p := getProbe(t, base+"/healthz")
+			return p.Version == v && p.Status == "ok", fmt.Sprintf("%+v", p)
+		})
+	}
+	serves("v1")
+	publish(changedSite(t), "v2")
+	serves("v2")
+	f := filepath.Join(replica, "versions", "v1", "texts.bin")
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)/2] ^= 0xff
+	if err := os.Chmod(f, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	publish(testkit.SampleSite(t), "v1") // the same archive, pointed at again
+	serves("v1")
+	if out := runProc(t, bin, nil, "--data", replica, "verify", "v1").stdout.String(); !strings.Contains(out, "v1") {
+		t.Errorf("verify v1 after the repair said %q", out)
+	}
+}

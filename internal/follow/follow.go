@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/objstore"
@@ -59,6 +60,7 @@ type Follower struct {
 	opts Options
 
 	etag string // of the pointer last acted on
+	last string // the version last taken
 
 	mu     sync.Mutex
 	status Status
@@ -135,13 +137,30 @@ func (f *Follower) Poll(ctx context.Context) error {
 	if errors.Is(err, objstore.ErrNoPointer) {
 		return ErrNothingPublished
 	}
-	if err != nil || !changed {
+	if err != nil {
 		return err
+	}
+	if !changed {
+		// Pruning waits for the watcher to serve the new version, so it
+		// runs at every poll, not only at a change.
+		f.prune()
+		return nil
 	}
 	if err := store.ValidName(p.Version); err != nil {
 		return fmt.Errorf("the pointer names %w", err)
 	}
-	if _, err := f.st.Lookup(p.Version); err != nil {
+	if _, err := f.st.Lookup(p.Version); err != nil || f.st.Verify(ctx, p.Version) != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// A damaged copy stands in the way of a good one: it goes,
+		// unless it is what is served (then an operator decides).
+		if (err == nil || errors.Is(err, store.ErrDamaged)) && !f.served(p.Version) {
+			if derr := f.st.Delete(p.Version); derr != nil {
+				return fmt.Errorf("remove the damaged copy of %s: %w", p.Version, derr)
+			}
+			f.log.Warn("follow: removed a damaged copy to take it again", "version", p.Version)
+		}
 		if err := f.take(ctx, p); err != nil {
 			return err
 		}
@@ -153,7 +172,10 @@ func (f *Follower) Poll(ctx context.Context) error {
 			return fmt.Errorf("activate %s: %w", p.Version, err)
 		}
 	}
-	f.log.Info("following", "version", p.Version, "location", f.c.Location().String())
+	if p.Version != f.last {
+		f.log.Info("following", "version", p.Version, "location", f.c.Location().String())
+		f.last = p.Version
+	}
 	if f.opts.Activated != nil {
 		f.opts.Activated(p.Version)
 	}
@@ -168,6 +190,13 @@ func (f *Follower) take(ctx context.Context, p objstore.Pointer) error {
 	dir := filepath.Join(f.st.Dir(), "downloads")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	// The archive and the version it unpacks to must both fit.
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err == nil {
+		if free := int64(fs.Bavail) * int64(fs.Bsize); p.Size > free/2 {
+			return fmt.Errorf("archive %s is %d bytes; %s has %d bytes free, too few for it and its version", p.Archive, p.Size, f.st.Dir(), free)
+		}
 	}
 	file, err := os.CreateTemp(dir, "archive-*")
 	if err != nil {
@@ -188,6 +217,9 @@ func (f *Follower) take(ctx context.Context, p objstore.Pointer) error {
 		return fmt.Errorf("import %s: %w", p.Archive, err)
 	}
 	if res.Name != p.Version {
+		if !res.Present && !f.served(res.Name) {
+			_ = f.st.Delete(res.Name)
+		}
 		return fmt.Errorf("archive %s holds version %s, the pointer names %s", p.Archive, res.Name, p.Version)
 	}
 	f.mu.Lock()
@@ -203,20 +235,28 @@ func (f *Follower) prune() {
 	if err != nil {
 		return
 	}
-	active, _ := f.st.ActiveName()
 	sort.Slice(ms, func(i, j int) bool { return ms[i].Created.After(ms[j].Created) })
 	kept := 0
 	for _, m := range ms {
-		if m.Name == active || kept < f.opts.Keep-1 {
-			if m.Name != active {
-				kept++
-			}
+		// The active version and the one served (until the watcher has
+		// swapped the new one in) are never deleted, nor counted.
+		if f.served(m.Name) {
+			continue
+		}
+		if kept < f.opts.Keep-1 {
+			kept++
 			continue
 		}
 		if err := f.st.Delete(m.Name); err != nil {
 			f.log.Warn("follow prune", "version", m.Name, "error", err.Error())
 		}
 	}
+}
+
+// served reports whether name is the active version or the one served.
+func (f *Follower) served(name string) bool {
+	active, _ := f.st.ActiveName()
+	return name == active || name == f.st.Health().Serving
 }
 
 // CleanDownloads removes what interrupted downloads left in dataDir.

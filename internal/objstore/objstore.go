@@ -120,8 +120,9 @@ func New(cfg Config, loc Location) (*Client, error) {
 			e = "https://" + e
 		}
 		u, err := url.Parse(e)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
-			return nil, fmt.Errorf("S3 endpoint %q is not an http:// or https:// URL of a host", cfg.Endpoint)
+		if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
+			// The value is not repeated: it may hold a credential.
+			return nil, errors.New("the S3 endpoint is not an http:// or https:// URL of a host, without user information or a path")
 		}
 		host, secure = u.Host, u.Scheme == "https"
 	}
@@ -253,10 +254,25 @@ func (c *Client) Active(ctx context.Context, etag string) (p Pointer, newETag st
 	if err := dec.Decode(&p); err != nil {
 		return Pointer{}, "", false, fmt.Errorf("the pointer %s/ACTIVE is not a tzctx pointer (%v)", c.loc, err)
 	}
-	if p.Version == "" || p.Archive == "" || len(p.SHA256) != 64 || p.Size <= 0 || strings.Contains("/"+p.Archive+"/", "/../") {
+	if p.Version == "" || p.Archive == "" || len(p.SHA256) != 64 || strings.Trim(p.SHA256, "0123456789abcdef") != "" || p.Size <= 0 || p.Size > MaxArchive || strings.Contains("/"+p.Archive+"/", "/../") {
 		return Pointer{}, "", false, fmt.Errorf("the pointer %s/ACTIVE lacks a version, an archive key, a size or a SHA-256", c.loc)
 	}
+	if info.ETag != "" && info.ETag == etag {
+		// A store that ignores If-None-Match: the same ETag is no change.
+		return Pointer{}, etag, false, nil
+	}
 	return p, info.ETag, true, nil
+}
+
+// MaxArchive bounds the size a pointer may give its archive.
+const MaxArchive = 256 << 30
+
+// MakeBucket creates the location's bucket.
+func (c *Client) MakeBucket(ctx context.Context, region string) error {
+	if err := c.mc.MakeBucket(ctx, c.loc.Bucket, minio.MakeBucketOptions{Region: region}); err != nil {
+		return fmt.Errorf("make bucket %s: %w", c.loc.Bucket, describe(err))
+	}
+	return nil
 }
 
 // HasArchive reports whether the location holds a complete archive of

@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/turnzerocloud/tzctx/internal/objstore"
 )
 
 // The keys of the S3 servers StartS3 runs.
@@ -58,12 +57,12 @@ func StartS3(t testing.TB, bucket string) *S3 {
 	s := &S3{Endpoint: "http://" + addr, addr: addr, root: t.TempDir(), bin: bin}
 	s.Start(t)
 	t.Cleanup(func() { s.Stop(t) })
-	mc, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(S3AccessKey, S3SecretKey, ""), Region: "us-east-1", BucketLookup: minio.BucketLookupPath})
+	c, err := objstore.New(objstore.Config{Endpoint: s.Endpoint, Region: "us-east-1", AccessKey: S3AccessKey, SecretKey: S3SecretKey}, objstore.Location{Bucket: bucket})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mc.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
-		t.Fatalf("make bucket %s: %v", bucket, err)
+	if err := c.MakeBucket(context.Background(), "us-east-1"); err != nil {
+		t.Fatal(err)
 	}
 	return s
 }
