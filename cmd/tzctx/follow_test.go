@@ -69,14 +69,7 @@ func TestPublishAndFollow(t *testing.T) {
 	loc := "s3://versions/site/prod"
 	publish := publisher(t, bin, env, loc)
 
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "100ms", "keep": 2}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	base := "http://" + addr
-	replica := t.TempDir()
-	startProc(t, bin, env, "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	base, replica := startFollower(t, bin, env, loc, `{"watch_interval": "100ms", "follow": {"interval": "100ms", "keep": 2}}`)
 	awaitFollow(t, 20*time.Second, "the replica answers /healthz", func() (bool, string) {
 		p := getProbe(t, base+"/healthz")
 		return p.code == 200 && p.Status == "waiting", fmt.Sprintf("%+v", p)
@@ -176,6 +169,20 @@ func TestPublishAndFollow(t *testing.T) {
 	}
 }
 
+// startFollower starts `tzctx serve --follow loc` on a free port and a
+// data directory of its own, with the configuration cfgJSON, and returns
+// its base URL and data directory.
+func startFollower(t *testing.T, bin string, env []string, loc, cfgJSON string) (base, dataDir string) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(cfgJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr, dataDir := freeAddr(t), t.TempDir()
+	startProc(t, bin, env, "--data", dataDir, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	return "http://" + addr, dataDir
+}
+
 // publisher returns a function that ingests a site as a version in a
 // data directory of its own and publishes it to loc with --activate, as
 // a CI job would, checking what tzctx publish says.
@@ -232,14 +239,7 @@ func TestStoreStoppedMidDownload(t *testing.T) {
 	publish(testkit.SampleSite(t), "v1")
 	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 100<<10)
 	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	base := "http://" + addr
-	replica := t.TempDir()
-	startProc(t, bin, env, "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	base, replica := startFollower(t, bin, env, loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`)
 	awaitFollow(t, 60*time.Second, "the replica serves v1", func() (bool, string) {
 		p := getProbe(t, base+"/readyz")
 		return p.Version == "v1", fmt.Sprintf("%+v", p)
@@ -282,13 +282,7 @@ func TestInterruptedPublish(t *testing.T) {
 	bin := buildBinary(t)
 	loc := "s3://versions/interrupted"
 	publisher(t, bin, s3.Env(), loc)(testkit.SampleSite(t), "v1")
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	base := "http://" + addr
-	startProc(t, bin, s3.Env(), "--data", t.TempDir(), "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	base, _ := startFollower(t, bin, s3.Env(), loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`)
 	awaitFollow(t, 20*time.Second, "the replica serves v1", func() (bool, string) {
 		p := getProbe(t, base+"/readyz")
 		return p.Version == "v1", fmt.Sprintf("%+v", p)
@@ -334,14 +328,7 @@ func TestFollowReplacesADamagedCopy(t *testing.T) {
 	loc := "s3://versions/repair"
 	publish := publisher(t, bin, s3.Env(), loc)
 	publish(testkit.SampleSite(t), "v1")
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	base := "http://" + addr
-	replica := t.TempDir()
-	startProc(t, bin, s3.Env(), "--data", replica, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	base, replica := startFollower(t, bin, s3.Env(), loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms"}}`)
 	serves := func(v string) {
 		t.Helper()
 		awaitFollow(t, 20*time.Second, "the replica serves "+v, func() (bool, string) {
