@@ -635,7 +635,9 @@ func TestImportDamaged(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
 		refused(t, nil, "empty")
 	})
-	t.Run("data after the tar stream", func(t *testing.T) {
+	// withTail returns the archive with tail(its tar stream) appended
+	// to its tar stream, compressed again.
+	withTail := func(tail func(raw []byte) []byte) []byte {
 		zr, err := gzip.NewReader(bytes.NewReader(arch))
 		if err != nil {
 			t.Fatal(err)
@@ -647,27 +649,18 @@ func TestImportDamaged(t *testing.T) {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
 		zw.Write(raw)
-		zw.Write([]byte("hidden"))
+		zw.Write(tail(raw))
 		zw.Close()
-		refused(t, b.Bytes(), "after the end of its tar stream")
+		return b.Bytes()
+	}
+	t.Run("data after the tar stream", func(t *testing.T) {
+		refused(t, withTail(func([]byte) []byte { return []byte("hidden") }), "after the end of its tar stream")
 	})
 	t.Run("zero padding after the tar stream", func(t *testing.T) {
 		// What other tar writers add, padding to a 10 KiB record, is
 		// accepted.
-		zr, err := gzip.NewReader(bytes.NewReader(arch))
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(raw)
-		zw.Write(make([]byte, 10240-len(raw)%10240))
-		zw.Close()
-		res, err := dst.Import(t.Context(), bytes.NewReader(b.Bytes()))
+		padded := withTail(func(raw []byte) []byte { return make([]byte, 10240-len(raw)%10240) })
+		res, err := dst.Import(t.Context(), bytes.NewReader(padded))
 		if err != nil || res.Name != name {
 			t.Fatalf("import of a padded archive = %+v, %v", res, err)
 		}
