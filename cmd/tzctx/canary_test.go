@@ -55,17 +55,7 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := startProc(t, bin, nil, "--data", dataDir, "serve", "--config", cfg, "--addr", "127.0.0.1:0")
-	var base string
-	if !waitFor(30*time.Second, func() bool {
-		m := servingRE.FindStringSubmatch(srv.stderr.String())
-		if m != nil {
-			base = "http://" + m[1]
-		}
-		return m != nil
-	}) {
-		t.Fatalf("the server logged no address\n%s", srv.stderr.String())
-	}
+	srv, base := startServeProc(t, bin, dataDir, cfg, nil)
 	long := canary + " " + strings.Repeat("q", 170)
 	calls := 0
 	answered := func(what string, status, want int) {
