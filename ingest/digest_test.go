@@ -40,6 +40,11 @@ func TestDerivationVersionInDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Run, which hashes pages as they stream, gets the digest of the
+	// trees loaded whole.
+	if m, err := st.Lookup(a.Version); err != nil || m.Digest != contentDigest(derivationVersion, loaded) {
+		t.Fatalf("the version's digest %q (%v) is not the digest of its trees loaded whole", m.Digest, err)
+	}
 	if b, err := Run(context.Background(), st, Options{Trees: trees}); err != nil || !b.Existing || b.Version != a.Version {
 		t.Fatalf("same files, same rules: %+v, %v; want the existing version %s", b, err, a.Version)
 	}
@@ -53,3 +58,19 @@ func TestDerivationVersionInDigest(t *testing.T) {
 		t.Errorf("same files, new rules: %+v; want a new version beside %s", c, a.Version)
 	}
 }
+
+// contentDigest is the digest of trees loaded in full, as Run computes it
+// page by page: the test's way to ask the digest of given rules.
+func contentDigest(rules int, trees []*loadedTree) string {
+	d := newDigester(rules)
+	for _, t := range trees {
+		d.w(t.name)
+		d.w(t.title)
+		for i := range t.pages {
+			d.page(&t.pages[i])
+		}
+		d.texts(t.index, t.full, t.composed)
+	}
+	return d.sum()
+}
+

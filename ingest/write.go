@@ -74,21 +74,6 @@ func (d *digester) texts(index, full string, composed bool) {
 
 func (d *digester) sum() string { return hex.EncodeToString(d.h.Sum(nil)) }
 
-// contentDigest is the digest of trees loaded in full, as Run computes it
-// page by page.
-func contentDigest(rules int, trees []*loadedTree) string {
-	d := newDigester(rules)
-	for _, t := range trees {
-		d.w(t.name)
-		d.w(t.title)
-		for i := range t.pages {
-			d.page(&t.pages[i])
-		}
-		d.texts(t.index, t.full, t.composed)
-	}
-	return d.sum()
-}
-
 // treeWriter stores one tree's pages in b as they are read: each page's
 // text, search data and n-grams, and, where the tree has no llms-full.txt,
 // the whole text composed of them, whose bytes are the pages' own.
