@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/store"
 )
 
 // composedLayout composes the layout of pages joined as a composed whole
@@ -117,4 +118,84 @@ func TestComposedFullLayoutIsTheScan(t *testing.T) {
 	if declined == 0 || declined == 3000 {
 		t.Errorf("the composer declined %d of 3000 random sites; the test no longer covers both paths", declined)
 	}
+}
+
+// TestStoredWholeTextIsComposed: the whole text Run stores for a tree
+// without llms-full.txt, built as a span of the pages' bytes and gaps, is
+// byte for byte the text compose makes of the pages, with the scan's
+// places, on the sample site and on the real corpora at hand.
+func TestStoredWholeTextIsComposed(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	trees, err := SiteTrees(filepath.Join(filepath.Dir(file), "..", "data", "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpora := os.Getenv("TZCTX_CORPORA")
+	if corpora == "" {
+		corpora = filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpora")
+	}
+	if dir := filepath.Join(corpora, "mcp-docs"); fileExists(filepath.Join(dir, "docs.json")) {
+		trees = append(trees[:0:0], trees...)
+		for i := range trees {
+			if trees[i].Name == "tzdocs" {
+				trees[i].Dir = dir
+			}
+		}
+	} else {
+		t.Logf("corpus mcp-docs is absent from %s: the sample site alone is checked (set TZCTX_CORPORA)", corpora)
+	}
+	loaded, err := loadTrees(context.Background(), Options{Trees: trees, MaxPageBytes: DefaultMaxPageBytes, MaxLLMSBytes: DefaultMaxLLMSBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, err := Run(context.Background(), st, Options{Trees: trees, Version: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Activate(context.Background(), sum.Version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	composed := 0
+	for _, lt := range loaded {
+		if !lt.composed {
+			continue
+		}
+		composed++
+		full, err := v.Tree(lt.name).Text("full")
+		if err != nil || full == nil {
+			t.Fatalf("%s: full text %v, %v", lt.name, full, err)
+		}
+		if string(full.Bytes()) != lt.full {
+			t.Fatalf("%s: the stored whole text is not compose's", lt.name)
+		}
+		m := textmap.Scan(lt.full)
+		var bases []uint32
+		for p := 0; p < m.Len; p = full.NextBaseAfter(p) {
+			bases = append(bases, uint32(p))
+		}
+		if full.Total() != m.Len || !slices.Equal(bases, m.Bases) {
+			t.Fatalf("%s: the stored whole text's places (%d code points, %d places) are not the scan's (%d, %d)", lt.name, full.Total(), len(bases), m.Len, len(m.Bases))
+		}
+	}
+	if composed == 0 {
+		t.Fatal("no tree's whole text was composed; the test checks nothing")
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
