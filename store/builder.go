@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -204,11 +205,11 @@ func (b *Builder) writeText(text string) (ref, error) {
 		if b.texts.off-sp.start+uint64(len(text)) > 1<<32-1 {
 			return ref{}, errors.New("a composed text is over the 4 GiB bound")
 		}
-		sp.hash.Write([]byte(text))
+		io.WriteString(sp.hash, text)
 		sp.checks = checkpoints(text, uint32(b.texts.off-sp.start), sp.n, sp.checks)
 		sp.n += utf8.RuneCountInString(text)
 	}
-	return b.texts.write([]byte(text))
+	return b.texts.writeString(text)
 }
 
 // span is a text being composed of the pieces written to the text file.

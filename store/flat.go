@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2"
 )
@@ -73,16 +74,22 @@ func newFlatWriter(path string) (*flatWriter, error) {
 	return &flatWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
+// write appends p; the string view of p lives only while bufio copies it.
 func (fw *flatWriter) write(p []byte) (ref, error) {
+	return fw.writeString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+// writeString appends s, with no copy of it on the way.
+func (fw *flatWriter) writeString(s string) (ref, error) {
 	if fw.err != nil {
 		return ref{}, fw.err
 	}
-	r := ref{off: fw.off, n: uint64(len(p))}
-	if _, err := fw.w.Write(p); err != nil {
+	r := ref{off: fw.off, n: uint64(len(s))}
+	if _, err := fw.w.WriteString(s); err != nil {
 		fw.err = err
 		return ref{}, err
 	}
-	fw.off += uint64(len(p))
+	fw.off += uint64(len(s))
 	return r, nil
 }
 
