@@ -73,4 +73,3 @@ func contentDigest(rules int, trees []*loadedTree) string {
 	}
 	return d.sum()
 }
-
