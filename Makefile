@@ -5,7 +5,7 @@ ADDR    ?= 127.0.0.1:8080
 DATA    ?= ./tzctx-data
 CORPORA ?= $(abspath ../shared/corpora)
 
-.PHONY: build run test bench lint fmt clean image
+.PHONY: build run test bench lint fmt clean image vulncheck
 
 build:
 	$(GO) build -o $(BIN) ./cmd/tzctx
@@ -71,6 +71,13 @@ image:
 	if [ -z "$$ok" ]; then echo "serve in the image never answered /healthz:"; cat $$S/serve.log; exit 1; fi; \
 	if [ "$$uid" != "65532" ]; then echo "serve in the image ran as uid '$$uid', not 65532"; exit 1; fi; \
 	echo "image $(IMAGE): serve answers /healthz 200, as uid $$uid"
+
+# govulncheck needs its online database (vuln.go.dev), which the CI
+# machines cannot reach: run this in a networked job before a release
+# (README, "Release checklist"). It is not part of .ci/run.
+GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
+vulncheck:
+	$(GO) run $(GOVULNCHECK) ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
