@@ -73,6 +73,15 @@ func TestServeRefusesMalformedRequests(t *testing.T) {
 	if st1 != 413 || st2 != 413 || withLength != chunked || !strings.Contains(chunked, "300 bytes; send a smaller body") {
 		t.Errorf("over the bound: with a length %d %s, chunked %d %s; want one 413", st1, withLength, st2, chunked)
 	}
+	// /mcp answers the same bound 413, whether the body gives its
+	// length or not (its JSON-RPC error, not the API's envelope).
+	rpc := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`
+	m1, _, mWithLength := sendRaw(t, http.MethodPost, srv.base+"/mcp", strings.NewReader(rpc))
+	m2, _, mChunked := sendRaw(t, http.MethodPost, srv.base+"/mcp", io.MultiReader(strings.NewReader(rpc)))
+	if m1 != 413 || m2 != 413 || mWithLength != mChunked {
+		t.Errorf("/mcp over the bound: with a length %d %s, chunked %d %s; want one 413", m1, mWithLength, m2, mChunked)
+	}
+	t.Logf("/mcp over the bound answers %d %s", m2, strings.TrimSpace(mChunked))
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodHead} {
 		if st, h, _ := sendRaw(t, m, url, nil); st != 405 || h.Get("Allow") != "GET, POST" {
 			t.Errorf("%s = %d Allow %q, want 405 GET, POST", m, st, h.Get("Allow"))
