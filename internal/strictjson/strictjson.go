@@ -8,7 +8,6 @@ package strictjson
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -67,8 +66,8 @@ func (f *Fault) Error() string {
 
 // step is one element of the path to the value being scanned.
 type step struct {
-	name  string
-	index int // -1 for a member name
+	name  []byte // decoded
+	index int    // -1 for a member name
 }
 
 type scanner struct {
@@ -117,7 +116,7 @@ func (sc *scanner) fault(k Kind) *Fault {
 		if st.index >= 0 {
 			p[j] = strconv.Itoa(st.index)
 		} else {
-			p[j] = st.name
+			p[j] = string(st.name)
 		}
 	}
 	return &Fault{Kind: k, Path: p, Offset: sc.i}
@@ -258,7 +257,8 @@ func (sc *scanner) object(depth int) *Fault {
 		sc.i++
 		return nil
 	}
-	var names []string
+	var held [smallObject][]byte
+	names := held[:0]
 	var seen map[string]bool
 	for {
 		sc.space()
@@ -276,21 +276,23 @@ func (sc *scanner) object(depth int) *Fault {
 		name := decode(sc.s[start:end])
 		dup := false
 		if seen != nil {
-			dup = seen[name]
-			seen[name] = true
+			dup = seen[string(name)]
+			seen[string(name)] = true
 		} else {
 			for _, n := range names {
-				if n == name {
+				if bytes.Equal(n, name) {
 					dup = true
 					break
 				}
 			}
-			names = append(names, name)
-			if len(names) > smallObject {
+			if len(names) < smallObject {
+				names = append(names, name)
+			} else {
 				seen = make(map[string]bool, 2*smallObject)
 				for _, n := range names {
-					seen[n] = true
+					seen[string(n)] = true
 				}
+				seen[string(name)] = true
 			}
 		}
 		sc.path = append(sc.path, step{name: name, index: -1})
@@ -403,21 +405,14 @@ func hex4(s []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// decode returns the string the contents of a scanned string hold, which
-// str found to be of valid syntax; a lone surrogate escape decodes as
-// U+FFFD, as encoding/json decodes it.
-func decode(b []byte) string {
-	esc := false
-	for _, c := range b {
-		if c == '\\' {
-			esc = true
-			break
-		}
+// decode returns the bytes the contents of a scanned string hold, which
+// str found to be of valid syntax: b itself where it holds no escape. A
+// lone surrogate escape decodes as U+FFFD, as encoding/json decodes it.
+func decode(b []byte) []byte {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return b
 	}
-	if !esc {
-		return string(b)
-	}
-	var sb strings.Builder
+	var sb bytes.Buffer
 	sb.Grow(len(b))
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -459,5 +454,5 @@ func decode(b []byte) string {
 		}
 		i += 2
 	}
-	return sb.String()
+	return sb.Bytes()
 }

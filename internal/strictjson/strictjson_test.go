@@ -209,3 +209,23 @@ func duplicates(raw []byte) bool {
 		}
 	}
 }
+
+// BenchmarkCheck measures the pass on a typical request body and on one
+// of 64 KiB of non-ASCII text.
+func BenchmarkCheck(b *testing.B) {
+	for _, c := range []struct{ name, body string }{
+		{"typical", `{"tree":"tzdocs","page":"/tzdocs/7.6/CimCmdlets/Get-CimClass/","limit":8000,"offset":0,"stamp":"` + strings.Repeat("ab", 32) + `"}`},
+		{"64KiB", `{"tree":"cloud","query":"` + strings.Repeat("route über ", 64<<10/12) + `"}`},
+	} {
+		raw := []byte(c.body)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := strictjson.Check(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
