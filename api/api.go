@@ -14,10 +14,12 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -25,6 +27,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/jsonwire"
+	"github.com/turnzerocloud/tzctx/internal/strictjson"
 )
 
 // Dispatcher is what the HTTP front end needs of the dispatcher.
@@ -59,17 +62,26 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 	if log == nil {
 		log = slog.Default()
 	}
+	tooLarge := tooLargeError(opts.BodyLimit)
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			code := tzctx.InvalidRequest
 			switch he.Code {
-			case http.StatusNotFound, http.StatusMethodNotAllowed:
+			case http.StatusNotFound:
 				code = tzctx.ContextNotFound
+			case http.StatusMethodNotAllowed:
+				if name, ok := strings.CutPrefix(c.Request().URL.Path, "/api/v1/actions/"); ok {
+					refuseMethod(c, d, name)
+					return
+				}
+				// A probe answers GET and HEAD alone.
+				c.Response().Header().Set(echo.HeaderAllow, "GET, HEAD")
+				writeError(c, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: "this path answers GET and HEAD alone", Status: http.StatusMethodNotAllowed})
+				return
 			case http.StatusRequestEntityTooLarge:
 				// Refused before the dispatcher saw the call, and still
 				// recorded.
-				tooLarge := &tzctx.Error{Code: tzctx.InvalidRequest, Detail: "the request body is over the size bound of " + opts.BodyLimit, Status: he.Code}
 				if name, ok := strings.CutPrefix(c.Request().URL.Path, "/api/v1/actions/"); ok {
 					ctx, _ := callContext(c.Request())
 					_ = d.Refuse(ctx, name, tooLarge)
@@ -85,7 +97,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 	e.Use(accessLog(log))
 	e.Use(recoverPanics(log))
 	e.Use(middleware.BodyLimit(opts.BodyLimit))
-	e.GET("/healthz", func(c echo.Context) error {
+	healthz := func(c echo.Context) error {
 		if opts.Health == nil {
 			return writeJSON(c, http.StatusOK, map[string]any{"status": "ok"})
 		}
@@ -102,13 +114,24 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			return writeJSON(c, http.StatusOK, map[string]any{"status": "degraded", "version": name, "detail": fault.Error()})
 		}
 		return writeJSON(c, http.StatusOK, map[string]any{"status": "ok", "version": name})
-	})
+	}
+	// HEAD answers a probe as GET would, without the body.
+	e.GET("/healthz", healthz)
+	e.HEAD("/healthz", healthz)
+	// An action is a recorded call: every other method, HEAD included,
+	// is refused 405 and recorded. OPTIONS is listed so that echo does
+	// not answer it 204 itself.
+	e.Match([]string{http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions, http.MethodTrace, http.MethodConnect},
+		"/api/v1/actions/:name", func(c echo.Context) error {
+			refuseMethod(c, d, c.Param("name"))
+			return nil
+		})
 	e.POST("/api/v1/actions/:name", func(c echo.Context) error {
 		ctx, ok := caller(c, d)
 		if !ok {
 			return nil
 		}
-		args, err := bodyArgs(c.Request().Body)
+		args, err := bodyArgs(c.Request().Body, tooLarge)
 		if err != nil {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
@@ -129,6 +152,37 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		return call(ctx, c, d, args)
 	})
 	return e
+}
+
+// refuseMethod answers and records a request to an action by a method
+// other than GET and POST.
+func refuseMethod(c echo.Context, d Dispatcher, name string) {
+	ctx, _ := callContext(c.Request())
+	c.Response().Header().Set(echo.HeaderAllow, "GET, POST")
+	writeError(c, d.Refuse(ctx, name, &tzctx.Error{Code: tzctx.InvalidRequest, Status: http.StatusMethodNotAllowed,
+		Detail: "an action answers POST with a JSON object body or GET with query parameters, not " + methodName(c.Request().Method)}))
+}
+
+// methodName is a request's method as a detail names it: the standard
+// methods by name, and any other described.
+func methodName(m string) string {
+	switch m {
+	case http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions, http.MethodTrace, http.MethodConnect:
+		return m
+	}
+	return "this method"
+}
+
+// tooLargeError is the refusal of a body over the bound limit, echo's
+// size string ("1048576B" or "1M"), whether the request gave its length
+// or sent it chunked.
+func tooLargeError(limit string) *tzctx.Error {
+	bound := limit
+	if n, err := strconv.ParseInt(strings.TrimSuffix(limit, "B"), 10, 64); err == nil {
+		bound = strconv.FormatInt(n, 10) + " bytes"
+	}
+	return &tzctx.Error{Code: tzctx.InvalidRequest, Status: http.StatusRequestEntityTooLarge,
+		Detail: "the request body is over the size bound of " + bound + "; send a smaller body"}
 }
 
 // caller returns the request's context naming its transport and the bearer
@@ -172,14 +226,23 @@ func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any
 	return writeJSON(c, http.StatusOK, res)
 }
 
-// bodyArgs decodes a POST body: one JSON object, numbers kept as written.
-func bodyArgs(body io.Reader) (map[string]any, error) {
+// bodyArgs decodes a POST body: one JSON object, numbers kept as written,
+// each member name once in its object and every string valid UTF-8
+// (strictjson). A body over the bound is refused with tooLarge.
+func bodyArgs(body io.Reader, tooLarge *tzctx.Error) (map[string]any, error) {
 	raw, err := io.ReadAll(body)
 	if err != nil {
+		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
+			// A chunked body, which the bound stops as it is read.
+			return nil, tooLarge
+		}
 		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body could not be read")
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return map[string]any{}, nil
+	}
+	if err := strictjson.Check(raw); err != nil {
+		return nil, bodyFault(err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -187,14 +250,41 @@ func bodyArgs(body io.Reader) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
 	}
-	if dec.More() {
-		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body holds more than one JSON value; send one JSON object")
-	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body must be a JSON object")
 	}
 	return m, nil
+}
+
+// bodyFault is the refusal of what strictjson found in a body. It names
+// members by their path (dispatch.EchoedPath), never a value.
+func bodyFault(err error) error {
+	var f *strictjson.Fault
+	if !errors.As(err, &f) {
+		return tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
+	}
+	where := "the request body"
+	if len(f.Path) > 0 {
+		where = "member " + dispatch.EchoedPath(f.Path)
+	}
+	switch f.Kind {
+	case strictjson.Trailing:
+		return tzctx.Errorf(tzctx.InvalidRequest, "the request body holds more than one JSON value; send one JSON object")
+	case strictjson.Duplicate:
+		return tzctx.Errorf(tzctx.InvalidRequest, "member %s is given more than once; give each member once", dispatch.EchoedPath(f.Path))
+	case strictjson.BadString:
+		return tzctx.Errorf(tzctx.InvalidRequest, "%s is not valid UTF-8 (an invalid byte or a lone surrogate escape); send text as UTF-8", where)
+	case strictjson.BadName:
+		in := "in the request body"
+		if len(f.Path) > 0 {
+			in = "in member " + dispatch.EchoedPath(f.Path)
+		}
+		return tzctx.Errorf(tzctx.InvalidRequest, "a member name %s is not valid UTF-8 (an invalid byte or a lone surrogate escape); send names as UTF-8", in)
+	case strictjson.TooDeep:
+		return tzctx.Errorf(tzctx.InvalidRequest, "the request body is nested too deep; send one JSON object of the action's members")
+	}
+	return tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
 }
 
 // canonical reports whether s is a canonical unsigned decimal,
@@ -215,32 +305,47 @@ func canonical(s string) bool {
 const maxSafe = 1<<53 - 1
 
 // queryArgs turns GET parameters into arguments: each parameter
-// once; integer members only as canonical unsigned decimals; strings
-// verbatim after the one URL decode.
+// once, and only members of a's request; integer members only as
+// canonical unsigned decimals; strings verbatim after the one URL decode,
+// which must leave valid UTF-8. A refusal names a parameter that is not a
+// member by its position alone: it may be words of a value whose "&" was
+// not encoded. Where a is nil (no such action) the parameters are not
+// read: the dispatcher refuses the call.
 func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 	args := map[string]any{}
-	if raw == "" {
+	if raw == "" || a == nil {
 		return args, nil
 	}
-	ints := map[string]bool{}
-	if a != nil {
-		ints = integerMembersOf(a)
-	}
+	m := membersOf(a)
+	pos := 0
 	for _, kv := range strings.Split(raw, "&") {
 		if kv == "" {
 			continue
 		}
+		pos++
 		k, v, _ := strings.Cut(kv, "=")
 		// One URL decode; '+' is a space, as forms and curl write it.
-		key, err1 := url.QueryUnescape(k)
-		val, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			return nil, tzctx.Errorf(tzctx.InvalidRequest, "the query string is not validly percent-encoded")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "the name of parameter %d of the query string is not validly percent-encoded", pos)
+		}
+		if !m.names[key] {
+			if !utf8.ValidString(key) {
+				return nil, tzctx.Errorf(tzctx.InvalidRequest, "the name of parameter %d of the query string is not valid UTF-8 once percent-decoded; the members of %s are %s", pos, a.Name, m.list)
+			}
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %d of the query string names no member of %s, whose members are %s; a literal & in a value must be sent as %%26", pos, a.Name, m.list)
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s is not validly percent-encoded", key)
+		}
+		if !utf8.ValidString(val) {
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s is not valid UTF-8 once percent-decoded; send text as UTF-8, percent-encoded", key)
 		}
 		if _, dup := args[key]; dup {
-			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s is given more than once; give each member once", safeName(key))
+			return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s is given more than once; give each member once", key)
 		}
-		if ints[key] {
+		if m.ints[key] {
 			n, err := strconv.ParseUint(val, 10, 64)
 			if !canonical(val) || err != nil || n > maxSafe {
 				return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s must be an unsigned decimal integer such as 8000, with no sign, leading zero or spaces", key)
@@ -253,44 +358,52 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 	return args, nil
 }
 
-// safeName bounds a parameter name echoed in a detail.
-func safeName(k string) string {
-	if len(k) > 40 || strings.ContainsAny(k, " \t\r\n") {
-		return "(a parameter)"
-	}
-	return strconv.Quote(k)
+// members are the members of an action's request, as GET reads them.
+type members struct {
+	names map[string]bool
+	ints  map[string]bool // the members of schema type integer
+	list  string          // the names, sorted, for a detail
 }
 
-// integers caches integerMembers by action: a request schema does not
-// change once its action is registered.
-var integers sync.Map // *dispatch.Action to map[string]bool
+// memberCache caches members by action: a request schema does not change
+// once its action is registered.
+var memberCache sync.Map // *dispatch.Action to *members
 
-// integerMembersOf returns integerMembers of a's request schema, read
-// once per action. The map returned is shared and only read.
-func integerMembersOf(a *dispatch.Action) map[string]bool {
-	if m, ok := integers.Load(a); ok {
-		return m.(map[string]bool)
+// membersOf returns the members of a's request schema, read once per
+// action. What it returns is shared and only read.
+func membersOf(a *dispatch.Action) *members {
+	if m, ok := memberCache.Load(a); ok {
+		return m.(*members)
 	}
-	m := integerMembers(a.Request)
-	integers.Store(a, m)
+	m := requestMembers(a.Request)
+	memberCache.Store(a, m)
 	return m
 }
 
-// integerMembers lists the request members whose schema type is integer.
-func integerMembers(schema map[string]any) map[string]bool {
-	out := map[string]bool{}
+// requestMembers lists the request members, and those whose schema type
+// is integer.
+func requestMembers(schema map[string]any) *members {
+	m := &members{names: map[string]bool{}, ints: map[string]bool{}}
 	props, _ := schema["properties"].(map[string]any)
 	defs, _ := schema["$defs"].(map[string]any)
+	var list []string
 	for name, p := range props {
+		m.names[name] = true
+		list = append(list, name)
 		pm, _ := p.(map[string]any)
 		if ref, ok := pm["$ref"].(string); ok {
 			pm, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 		}
 		if pm["type"] == "integer" {
-			out[name] = true
+			m.ints[name] = true
 		}
 	}
-	return out
+	sort.Strings(list)
+	m.list = strings.Join(list, ", ")
+	if m.list == "" {
+		m.list = "none"
+	}
+	return m
 }
 
 func envelope(code tzctx.Code, detail string) map[string]any {

@@ -125,6 +125,41 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	answered("oversized body", code, 413)
+	// Malformed requests, each carrying the word as a value (and, over
+	// GET, as the name after an unencoded "&"): a repeated member, a lone
+	// surrogate, an invalid byte, a chunked body over the bound, a method
+	// that is not GET or POST, an unknown GET parameter.
+	for _, c := range []struct {
+		method, query, body string
+		chunked             bool
+		want                int
+	}{
+		{http.MethodPost, "", `{"query":"` + canary + `","query":"` + canary + `"}`, false, 400},
+		{http.MethodPost, "", `{"query":"` + canary + `\ud800"}`, false, 400},
+		{http.MethodPost, "", "{\"query\":\"" + canary + "\xff\"}", false, 400},
+		{http.MethodPost, "", `{"query":"` + strings.Repeat(canary, 400) + `"}`, true, 413},
+		{http.MethodPut, "", `{"query":"` + canary + `"}`, false, 405},
+		{http.MethodGet, "query=R&" + canary, "", false, 400},
+	} {
+		var body io.Reader
+		if c.body != "" {
+			body = strings.NewReader(c.body)
+			if c.chunked {
+				body = io.MultiReader(body)
+			}
+		}
+		req, _ := http.NewRequest(c.method, base+"/api/v1/actions/read_documentation?"+c.query, body)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered(c.method+" malformed", resp.StatusCode, c.want)
+		if bytes.Contains(raw, []byte(canary)) {
+			t.Errorf("%s %.80s: the answer echoes the word: %s", c.method, c.body, raw)
+		}
+	}
 
 	// MCP over streamable HTTP and over stdio.
 	mcpCalls := func(c *client.Client, transport string) {

@@ -355,7 +355,7 @@ func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
 // serve (a following server waiting for its first version, or one whose
 // active version was refused).
 func readyz(st *store.Store) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return probeMethods(func(w http.ResponseWriter, r *http.Request) {
 		if h := st.Health(); h.Serving != "" {
 			writeProbe(w, http.StatusOK, map[string]any{"status": "ready", "version": h.Serving})
 			return
@@ -369,7 +369,7 @@ func readyz(st *store.Store) http.Handler {
 // outage of the store never gets replicas restarted; the body says what
 // is served and the follower's fault, which /metrics counts too.
 func followHealthz(st *store.Store, f *follow.Follower) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return probeMethods(func(w http.ResponseWriter, r *http.Request) {
 		h, fs := st.Health(), f.Status()
 		body := map[string]any{"status": "ok", "follow": fs.Location}
 		if h.Serving != "" {
@@ -394,6 +394,22 @@ func followHealthz(st *store.Store, f *follow.Follower) http.Handler {
 			body["follow_last_success"] = fs.LastSuccess.UTC().Format(time.RFC3339)
 		}
 		writeProbe(w, http.StatusOK, body)
+	})
+}
+
+// probeMethods answers a probe's GET and HEAD with h (net/http writes no
+// body for HEAD) and refuses any other method 405, as /healthz is
+// answered in the HTTP API.
+func probeMethods(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			_, _ = w.Write([]byte(`{"error":{"code":"invalid_request","detail":"this path answers GET and HEAD alone"}}` + "\n"))
+			return
+		}
+		h(w, r)
 	})
 }
 

@@ -473,13 +473,13 @@ func (d *Dispatcher) recordedName(name string) string {
 	return "(unknown action)"
 }
 
-// quoteBounded quotes a short caller-given name for a detail, and
-// describes a long one instead of echoing it.
+// quoteBounded quotes a short plain caller-given name for a detail, and
+// describes any other instead of echoing it (EchoedName).
 func quoteBounded(s string) string {
-	if len(s) > 64 {
-		return "(a name of " + fmt.Sprint(len(s)) + " bytes)"
+	if plainEchoed(s) {
+		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Sprintf("%q", s)
+	return EchoedName(s)
 }
 
 func (d *Dispatcher) names() []string {
@@ -495,7 +495,7 @@ func (d *Dispatcher) names() []string {
 func checkIntegers(args map[string]any) error {
 	for k, v := range args {
 		if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
-			return violation(tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", k))
+			return violation(tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", EchoedName(k)))
 		}
 	}
 	return nil

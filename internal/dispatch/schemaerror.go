@@ -58,7 +58,7 @@ func schemaError(err error) error {
 func describe(e *jsonschema.ValidationError) string {
 	member := "the request"
 	if len(e.InstanceLocation) > 0 {
-		member = "member " + strings.Join(e.InstanceLocation, "/")
+		member = "member " + EchoedPath(e.InstanceLocation)
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Type:
@@ -80,9 +80,64 @@ func describe(e *jsonschema.ValidationError) string {
 	case *kind.Pattern:
 		return fmt.Sprintf("%s must match %s", member, k.Want)
 	case *kind.AdditionalProperties:
-		return fmt.Sprintf("unknown member %s; remove it", strings.Join(k.Properties, ", "))
+		return fmt.Sprintf("unknown member %s; remove it", echoedList(k.Properties))
 	case *kind.Required:
-		return fmt.Sprintf("missing member %s", strings.Join(k.Missing, ", "))
+		return fmt.Sprintf("missing member %s", echoedList(k.Missing))
 	}
 	return member + " does not fit the schema"
+}
+
+// maxEchoed bounds the length of a caller's name a detail echoes.
+const maxEchoed = 40
+
+// EchoedName is how a refusal's detail names a member or action name the
+// caller sent: the name itself where it is at most 40 bytes of letters,
+// digits and "_.-", as every name of the contract is, and otherwise
+// "(a name of N bytes)". A detail never echoes more of the caller's text:
+// a long or odd name may be anything, a query's words included.
+func EchoedName(name string) string {
+	if plainEchoed(name) {
+		return name
+	}
+	if name == "" {
+		return "(an empty name)"
+	}
+	return fmt.Sprintf("(a name of %d bytes)", len(name))
+}
+
+// EchoedPath is EchoedName of each step of a path to a member, joined
+// with "/".
+func EchoedPath(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = EchoedName(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// echoedList is EchoedName of the first few names, joined with ", ".
+func echoedList(names []string) string {
+	const most = 5
+	var parts []string
+	for i, n := range names {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		parts = append(parts, EchoedName(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plainEchoed(name string) bool {
+	if name == "" || len(name) > maxEchoed {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
