@@ -98,7 +98,7 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 		if key, ok := g.key(bearer, r); ok {
 			if allowed, retry := g.Buckets.Allow(key, time.Now()); !allowed {
 				secs := retrySeconds(retry)
-				who := "this credential's"
+				var who string
 				switch {
 				case bearer == "" && g.anonymous() == PerAddress:
 					who = "the rate limit of anonymous calls from this address, a"
