@@ -279,9 +279,9 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 		}
 	}
 	want := map[key]int{
-		{dispatch.TransportHTTP, "read_documentation", "alpha", dispatch.CredentialPrefix(alpha)}: 1,
+		{dispatch.TransportHTTP, "read_documentation", "alpha", dispatch.CredentialPrefix(alpha)}:  1,
 		{dispatch.TransportMCPHTTP, "(unknown action)", "alpha", dispatch.CredentialPrefix(alpha)}: 1,
-		{dispatch.TransportHTTP, "list_context", "", ""}:                                          1,
+		{dispatch.TransportHTTP, "list_context", "", ""}:                                           1,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("rate_limited records %v, want %v", got, want)
