@@ -50,6 +50,10 @@ const (
 	// malformed or expired (401, with a WWW-Authenticate challenge). A
 	// call without a credential is anonymous, never refused so.
 	Unauthenticated Code = "unauthenticated"
+	// RateLimited refuses a call beyond its caller's rate limit (429,
+	// with Retry-After): the call was not run, and may be sent again
+	// once the wait has passed.
+	RateLimited Code = "rate_limited"
 )
 
 // HTTPStatus maps an error code to its HTTP status; it is the one place
@@ -66,6 +70,8 @@ func HTTPStatus(c Code) int {
 		return http.StatusServiceUnavailable
 	case Unauthenticated:
 		return http.StatusUnauthorized
+	case RateLimited:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }

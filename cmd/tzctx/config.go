@@ -14,6 +14,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/internal/pgrecords"
+	"github.com/turnzerocloud/tzctx/internal/shed"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -50,6 +51,54 @@ type config struct {
 	// Follow makes tzctx serve follow the versions published at a
 	// location; the --follow flag sets its url.
 	Follow followConfig `json:"follow"`
+	// MaxInFlight bounds the requests of /api/v1/actions and /mcp that
+	// tzctx serve runs at once; beyond it a request waits at most
+	// QueueWait for a slot, then is shed (503 with Retry-After).
+	MaxInFlight int      `json:"max_in_flight"`
+	QueueWait   duration `json:"queue_wait"`
+	// RateLimit, where set, gives each caller a token bucket; a request
+	// beyond it is refused rate_limited (429 with Retry-After).
+	RateLimit *rateLimitConfig `json:"rate_limit"`
+}
+
+// rateLimitConfig is the token bucket of each caller: a credential by its
+// hash prefix, anonymous callers by the Anonymous rule.
+type rateLimitConfig struct {
+	PerSecond float64 `json:"per_second"`
+	Burst     int     `json:"burst"`
+	// Anonymous keys callers without a credential: per_address (each
+	// remote IP address its own bucket, the default), shared (one bucket
+	// for all) or unlimited.
+	Anonymous string `json:"anonymous"`
+	// MaxBuckets bounds the buckets kept; the least recently used goes
+	// first.
+	MaxBuckets int `json:"max_buckets"`
+}
+
+// check refuses a rate limit that cannot work, naming the member.
+func (r *rateLimitConfig) check() error {
+	if r == nil {
+		return nil
+	}
+	if !(r.PerSecond > 0) {
+		return fmt.Errorf("rate_limit.per_second: %v is not a positive rate; give the calls a second each caller's bucket refills, such as 10, or leave rate_limit out for none", r.PerSecond)
+	}
+	if r.Burst <= 0 {
+		return fmt.Errorf("rate_limit.burst: %d is not a positive size; give the calls a full bucket holds, such as 20", r.Burst)
+	}
+	if r.Anonymous == "" {
+		r.Anonymous = shed.PerAddress
+	}
+	if !shed.ValidAnonymous(r.Anonymous) {
+		return fmt.Errorf("rate_limit.anonymous: %q must be per_address, shared or unlimited", r.Anonymous)
+	}
+	if r.MaxBuckets < 0 {
+		return fmt.Errorf("rate_limit.max_buckets: %d is negative; give the number of callers' buckets to keep, or leave it out for %d", r.MaxBuckets, shed.DefaultMaxBuckets)
+	}
+	if r.MaxBuckets == 0 {
+		r.MaxBuckets = shed.DefaultMaxBuckets
+	}
+	return nil
 }
 
 // followConfig is how a server follows published versions.
@@ -94,6 +143,11 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// DefaultMaxInFlight is max_in_flight's default: enough for a small
+// server's cores to stay busy with reads, few enough that a flood is shed
+// at once rather than queued.
+const DefaultMaxInFlight = 64
+
 func defaultConfig() config {
 	return config{
 		Addr:           "127.0.0.1:8080",
@@ -105,6 +159,8 @@ func defaultConfig() config {
 		WatchInterval:  duration(time.Second),
 		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
+		MaxInFlight:    DefaultMaxInFlight,
+		QueueWait:      duration(100 * time.Millisecond),
 	}
 }
 
@@ -155,6 +211,17 @@ func loadConfig(path string) (config, error) {
 		}
 		if err != nil || d <= 0 {
 			return fail("%s: %s is not a positive duration; give one such as \"15s\"", m, bytes.TrimSpace(v))
+		}
+	}
+	// queue_wait may be zero: a request is then shed at once.
+	if v, ok := top["queue_wait"]; ok {
+		var str string
+		d, err := time.Duration(0), json.Unmarshal(v, &str)
+		if err == nil {
+			d, err = time.ParseDuration(str)
+		}
+		if err != nil || d < 0 {
+			return fail("queue_wait: %s is not a duration of zero or more; give how long a request waits for a slot before it is shed, such as \"100ms\", or \"0s\" to shed at once", bytes.TrimSpace(v))
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -216,6 +283,12 @@ func loadConfig(path string) (config, error) {
 		return fail("records.max_bytes: %d is negative; give a size in bytes, or 0 to keep records without a size bound", c.Records.MaxBytes)
 	}
 	if err := c.Follow.check(); err != nil {
+		return fail("%v", err)
+	}
+	if c.MaxInFlight <= 0 {
+		return fail("max_in_flight: %d is not a positive bound; give the requests of /api/v1/actions and /mcp to run at once, such as %d", c.MaxInFlight, DefaultMaxInFlight)
+	}
+	if err := c.RateLimit.check(); err != nil {
 		return fail("%v", err)
 	}
 	from := c.postgresFromEnv()

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 )
@@ -80,6 +81,17 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"unknown member", `{"adress": "127.0.0.1:9"}`,
 			[]string{`unknown field "adress"`, "configuration page of the cloud manual"}},
 		{"not JSON", `{`, []string{"unexpected EOF"}},
+		{"zero max in flight", `{"max_in_flight": 0}`, []string{"max_in_flight: 0 is not a positive bound"}},
+		{"negative max in flight", `{"max_in_flight": -4}`, []string{"max_in_flight: -4 is not a positive bound"}},
+		{"negative queue wait", `{"queue_wait": "-1s"}`, []string{`queue_wait: "-1s" is not a duration of zero or more`}},
+		{"queue wait a number", `{"queue_wait": 100}`, []string{`queue_wait: 100 is not a duration`}},
+		{"rate limit without a rate", `{"rate_limit": {"burst": 5}}`, []string{"rate_limit.per_second: 0 is not a positive rate"}},
+		{"rate limit negative rate", `{"rate_limit": {"per_second": -1, "burst": 5}}`, []string{"rate_limit.per_second: -1 is not a positive rate"}},
+		{"rate limit without a burst", `{"rate_limit": {"per_second": 5}}`, []string{"rate_limit.burst: 0 is not a positive size"}},
+		{"rate limit anonymous rule", `{"rate_limit": {"per_second": 5, "burst": 5, "anonymous": "per_ip"}}`,
+			[]string{`rate_limit.anonymous: "per_ip" must be per_address, shared or unlimited`}},
+		{"rate limit negative buckets", `{"rate_limit": {"per_second": 5, "burst": 5, "max_buckets": -1}}`, []string{"rate_limit.max_buckets: -1 is negative"}},
+		{"rate limit unknown member", `{"rate_limit": {"per_second": 5, "burst": 5, "per_minute": 5}}`, []string{`unknown field "per_minute"`}},
 	}
 	dir := t.TempDir()
 	for i, c := range cases {
@@ -134,6 +146,36 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != defaultConfig().Addr || c.Records != defaultConfig().Records {
 		t.Errorf("members the file leaves out are not the defaults: %+v", c)
+	}
+}
+
+// TestLoadConfigShedding: max_in_flight and queue_wait default to 64 and
+// 100 ms, queue_wait may be 0, no rate limit is the default, and a rate
+// limit's anonymous rule and bucket bound default to per_address and
+// 10000.
+func TestLoadConfigShedding(t *testing.T) {
+	d := defaultConfig()
+	if d.MaxInFlight != 64 || time.Duration(d.QueueWait) != 100*time.Millisecond || d.RateLimit != nil {
+		t.Fatalf("defaults: max_in_flight %d, queue_wait %v, rate_limit %+v", d.MaxInFlight, time.Duration(d.QueueWait), d.RateLimit)
+	}
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	body := `{"max_in_flight": 8, "queue_wait": "0s", "rate_limit": {"per_second": 2.5, "burst": 10}}`
+	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rateLimitConfig{PerSecond: 2.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 10000}
+	if c.MaxInFlight != 8 || c.QueueWait != 0 || c.RateLimit == nil || *c.RateLimit != want {
+		t.Fatalf("max_in_flight %d, queue_wait %v, rate_limit %+v; want 8, 0s, %+v", c.MaxInFlight, time.Duration(c.QueueWait), c.RateLimit, want)
+	}
+	if err := os.WriteFile(f, []byte(`{"rate_limit": null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := loadConfig(f); err != nil || c.RateLimit != nil {
+		t.Fatalf("rate_limit null: %+v, %v; want no rate limit", c.RateLimit, err)
 	}
 }
 

@@ -130,7 +130,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	if cfg.OIDC != nil {
 		mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
 	}
-	mux.Handle("/mcp", accessLogged(mcpHandler, log))
+	// Calls of /api/v1/actions and /mcp share one bound of calls in
+	// flight and the callers' buckets; the probes and /metrics never wait
+	// on them.
+	guard := newGuard(cfg, d, fe.meter)
+	mux.Handle("/mcp", accessLogged(guarded(guard, mcpSurface, mcpHandler), log))
 	mux.Handle("/readyz", accessLogged(readyz(st), log))
 	if follower != nil {
 		mux.Handle("/healthz", accessLogged(followHealthz(st, follower), log))
@@ -139,6 +143,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			return metering.FollowStatus{Up: s.Fault == nil && !s.LastSuccess.IsZero(), LastSuccess: s.LastSuccess, Failures: s.Failures, Taken: s.Taken}
 		})
 	}
+	mux.Handle("/api/v1/actions/", guarded(guard, apiSurface, e))
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
 	srv := newHTTPServer(cfg, oneWrite(mux))

@@ -77,6 +77,8 @@ type Meter struct {
 	calls      *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
 	codePoints *prometheus.CounterVec
+	shed       *prometheus.CounterVec
+	limited    *prometheus.CounterVec
 
 	maxLabel   int
 	maxCallers int
@@ -107,6 +109,14 @@ func New(opts Options) *Meter {
 			Name: "tzctx_code_points_served_total",
 			Help: "Unicode code points of text served by calls that succeeded, by action.",
 		}, []string{"action"}),
+		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tzctx_shed_total",
+			Help: "Requests shed (503 context_unavailable, with Retry-After) because the server was at its bound of calls in flight, by surface (http or mcp-http).",
+		}, []string{"surface"}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tzctx_rate_limited_total",
+			Help: "Requests refused rate_limited (429, with Retry-After) because their caller's token bucket was spent, by surface (http or mcp-http).",
+		}, []string{"surface"}),
 		maxLabel:   opts.MaxLabelBytes,
 		maxCallers: opts.MaxCallers,
 		callers:    map[caller]struct{}{},
@@ -117,7 +127,7 @@ func New(opts Options) *Meter {
 	if m.maxCallers <= 0 {
 		m.maxCallers = MaxCallers
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.codePoints,
+	m.reg.MustRegister(m.calls, m.duration, m.codePoints, m.shed, m.limited,
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector())
 	if opts.Version != nil {
@@ -197,10 +207,46 @@ func transport(t string) string {
 func outcome(code string) string {
 	switch tzctx.Code(code) {
 	case dispatch.OK, tzctx.InvalidRequest, tzctx.ContextNotFound, tzctx.ContextChanged,
-		tzctx.ContextUnavailable, tzctx.Internal, tzctx.Unauthenticated:
+		tzctx.ContextUnavailable, tzctx.Internal, tzctx.Unauthenticated, tzctx.RateLimited:
 		return code
 	}
 	return Other
+}
+
+// Shed counts a request shed on surface, a transport of the
+// dispatcher's (tzctx_shed_total).
+func (m *Meter) Shed(surface string) {
+	if m == nil {
+		return
+	}
+	m.shed.WithLabelValues(transport(surface)).Inc()
+}
+
+// RateLimited counts a request refused rate_limited on surface
+// (tzctx_rate_limited_total).
+func (m *Meter) RateLimited(surface string) {
+	if m == nil {
+		return
+	}
+	m.limited.WithLabelValues(transport(surface)).Inc()
+}
+
+// InFlight registers the gauges of the calls in flight and their bound,
+// read from inFlight and max at each scrape: tzctx_calls_in_flight and
+// tzctx_calls_in_flight_limit.
+func (m *Meter) InFlight(inFlight, max func() int) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tzctx_calls_in_flight",
+			Help: "Requests of /api/v1/actions and /mcp holding a slot of the bound of calls in flight.",
+		}, func() float64 { return float64(inFlight()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tzctx_calls_in_flight_limit",
+			Help: "The bound of calls in flight (max_in_flight), beyond which requests are shed.",
+		}, func() float64 { return float64(max()) }))
 }
 
 // versionCollector is the info metric of the served version, read when

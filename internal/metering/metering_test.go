@@ -211,3 +211,48 @@ func scrape(t *testing.T, m *metering.Meter) string {
 	}
 	return string(b)
 }
+
+func TestMeterCountsShedAndRateLimited(t *testing.T) {
+	m := metering.New(metering.Options{})
+	m.Shed(dispatch.TransportHTTP)
+	m.Shed(dispatch.TransportHTTP)
+	m.Shed(dispatch.TransportMCPHTTP)
+	m.RateLimited(dispatch.TransportMCPHTTP)
+	m.RateLimited("/api/v1/actions/secret words") // never a label
+	n, max := 3, 8
+	m.InFlight(func() int { return n }, func() int { return max })
+	want := `
+# HELP tzctx_rate_limited_total Requests refused rate_limited (429, with Retry-After) because their caller's token bucket was spent, by surface (http or mcp-http).
+# TYPE tzctx_rate_limited_total counter
+tzctx_rate_limited_total{surface="mcp-http"} 1
+tzctx_rate_limited_total{surface="other"} 1
+# HELP tzctx_shed_total Requests shed (503 context_unavailable, with Retry-After) because the server was at its bound of calls in flight, by surface (http or mcp-http).
+# TYPE tzctx_shed_total counter
+tzctx_shed_total{surface="http"} 2
+tzctx_shed_total{surface="mcp-http"} 1
+# HELP tzctx_calls_in_flight Requests of /api/v1/actions and /mcp holding a slot of the bound of calls in flight.
+# TYPE tzctx_calls_in_flight gauge
+tzctx_calls_in_flight 3
+# HELP tzctx_calls_in_flight_limit The bound of calls in flight (max_in_flight), beyond which requests are shed.
+# TYPE tzctx_calls_in_flight_limit gauge
+tzctx_calls_in_flight_limit 8
+`
+	if err := testutil.GatherAndCompare(m.Gatherer(), strings.NewReader(want),
+		"tzctx_shed_total", "tzctx_rate_limited_total", "tzctx_calls_in_flight", "tzctx_calls_in_flight_limit"); err != nil {
+		t.Fatal(err)
+	}
+	n = 5
+	if got := family(t, m, "tzctx_calls_in_flight").GetMetric()[0].GetGauge().GetValue(); got != 5 {
+		t.Fatalf("in flight after a change = %v, want 5: the gauge is read at each scrape", got)
+	}
+	m.Record(context.Background(), rec("read_documentation", dispatch.TransportHTTP, "rate_limited", "", "", 0, 0))
+	for _, mt := range family(t, m, "tzctx_calls_total").GetMetric() {
+		if o := labels(mt)["outcome"]; o != "rate_limited" {
+			t.Fatalf("a rate_limited record is counted under outcome %q", o)
+		}
+	}
+	var nilMeter *metering.Meter
+	nilMeter.Shed(dispatch.TransportHTTP)
+	nilMeter.RateLimited(dispatch.TransportHTTP)
+	nilMeter.InFlight(func() int { return 0 }, func() int { return 0 })
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/metering"
+	"github.com/turnzerocloud/tzctx/internal/shed"
+)
+
+// newGuard returns the guard of tzctx serve's calls: max_in_flight slots
+// shared by /api/v1/actions and /mcp, and rate_limit's buckets where it
+// is set. Refusals are recorded through d and counted by meter (nil
+// counts none).
+func newGuard(cfg config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.Guard {
+	g := &shed.Guard{
+		Limiter:   shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait)),
+		BodyLimit: cfg.BodyLimitBytes,
+		Refuser:   d,
+	}
+	if meter != nil {
+		g.Observer = meter
+		meter.InFlight(g.Limiter.InFlight, g.Limiter.Max)
+	}
+	if rl := cfg.RateLimit; rl != nil {
+		g.Buckets = shed.NewBuckets(rl.PerSecond, rl.Burst, rl.MaxBuckets)
+		g.Anonymous = rl.Anonymous
+	}
+	return g
+}
+
+// apiSurface guards the actions of the HTTP API, one request one call;
+// the record names the action the path names.
+var apiSurface = shed.Surface{
+	Transport: dispatch.TransportHTTP,
+	Applies: func(r *http.Request) bool {
+		return strings.HasPrefix(r.URL.Path, "/api/v1/actions/")
+	},
+	Action: func(r *http.Request) string {
+		return strings.TrimPrefix(r.URL.Path, "/api/v1/actions/")
+	},
+}
+
+// mcpSurface guards the POSTs of /mcp: each carries one JSON-RPC message
+// (a tools/call is one). A session's GET, its listening stream, would
+// hold a slot for as long as it stays open, and is not guarded; nor are
+// DELETE and the CORS preflight. The body is not read before the
+// refusal, so its record names no action.
+var mcpSurface = shed.Surface{
+	Transport: dispatch.TransportMCPHTTP,
+	Applies:   func(r *http.Request) bool { return r.Method == http.MethodPost },
+}
+
+// heldCalls, where a test sets it, wraps the guarded handlers inside the
+// guard, so a test can hold calls in flight; nil in the product.
+var heldCalls func(http.Handler) http.Handler
+
+// guarded is next behind g on surface s.
+func guarded(g *shed.Guard, s shed.Surface, next http.Handler) http.Handler {
+	if heldCalls != nil {
+		next = heldCalls(next)
+	}
+	return g.Wrap(s, next)
+}

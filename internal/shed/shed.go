@@ -1,0 +1,164 @@
+// Package shed protects a server from overload: a bound on the calls in
+// flight, beyond which a call waits a short bounded time and is then shed
+// (503, context_unavailable, with Retry-After), and per-caller token
+// buckets, beyond which a call is refused rate_limited (429, with
+// Retry-After). Guard applies both to a front end's HTTP requests; a
+// refusal is written before the front end sees the request, recorded
+// through the dispatcher's Refuse and counted by an Observer.
+//
+// Callers are keyed by the hash prefix of the bearer credential they
+// present (dispatch.CredentialPrefix), never the credential itself, and
+// anonymous callers by the rule Anonymous names. Neither a key nor a
+// caller's words ever reach a detail, a record's subject or a metric
+// label.
+package shed
+
+import (
+	"container/list"
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter bounds the calls in flight. Beyond its bound a call waits at
+// most the limiter's wait for a slot, then is shed. A nil *Limiter bounds
+// nothing.
+type Limiter struct {
+	slots chan struct{}
+	wait  time.Duration
+}
+
+// NewLimiter returns a limiter of max calls in flight whose callers wait
+// at most wait (0: not at all) for a slot. max must be positive.
+func NewLimiter(max int, wait time.Duration) *Limiter {
+	if max <= 0 {
+		panic("shed: NewLimiter with a bound that is not positive")
+	}
+	return &Limiter{slots: make(chan struct{}, max), wait: wait}
+}
+
+// Acquire takes a slot, waiting at most the limiter's wait or until ctx
+// ends. It returns the function that gives the slot back, or ok false
+// where no slot came free.
+func (l *Limiter) Acquire(ctx context.Context) (release func(), ok bool) {
+	if l == nil {
+		return func() {}, true
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return l.release, true
+	default:
+	}
+	if l.wait <= 0 {
+		return nil, false
+	}
+	t := time.NewTimer(l.wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return l.release, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
+}
+
+func (l *Limiter) release() { <-l.slots }
+
+// InFlight is the number of slots taken.
+func (l *Limiter) InFlight() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.slots)
+}
+
+// Max is the bound of calls in flight; 0 for a nil limiter.
+func (l *Limiter) Max() int {
+	if l == nil {
+		return 0
+	}
+	return cap(l.slots)
+}
+
+// DefaultMaxBuckets is the default bound of the buckets Buckets keeps.
+const DefaultMaxBuckets = 10000
+
+// Buckets are token buckets, one per key, of one rate and burst. At most
+// max are kept: a new key beyond the bound evicts the bucket used least
+// recently, which, once idle for burst/rate, is full and so no different
+// from a new one. A nil *Buckets allows every call.
+type Buckets struct {
+	limit rate.Limit
+	burst int
+	max   int
+
+	mu  sync.Mutex
+	m   map[string]*list.Element
+	lru *list.List // of *bucket, most recently used first
+}
+
+type bucket struct {
+	key string
+	lim *rate.Limiter
+}
+
+// NewBuckets returns buckets refilling perSecond tokens a second up to
+// burst, keeping at most max of them (0: DefaultMaxBuckets). perSecond and
+// burst must be positive.
+func NewBuckets(perSecond float64, burst, max int) *Buckets {
+	if !(perSecond > 0) || burst <= 0 {
+		panic("shed: NewBuckets with a rate or burst that is not positive")
+	}
+	if max <= 0 {
+		max = DefaultMaxBuckets
+	}
+	return &Buckets{limit: rate.Limit(perSecond), burst: burst, max: max, m: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Allow takes a token from key's bucket at now. Where none is left it
+// takes none and returns false and the time until one will be.
+func (b *Buckets) Allow(key string, now time.Time) (ok bool, retry time.Duration) {
+	if b == nil {
+		return true, 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var lim *rate.Limiter
+	if e, found := b.m[key]; found {
+		b.lru.MoveToFront(e)
+		lim = e.Value.(*bucket).lim
+	} else {
+		if b.lru.Len() >= b.max {
+			old := b.lru.Back()
+			b.lru.Remove(old)
+			delete(b.m, old.Value.(*bucket).key)
+		}
+		lim = rate.NewLimiter(b.limit, b.burst)
+		b.m[key] = b.lru.PushFront(&bucket{key: key, lim: lim})
+	}
+	if lim.AllowN(now, 1) {
+		return true, 0
+	}
+	missing := 1 - lim.TokensAt(now)
+	return false, time.Duration(math.Ceil(missing / float64(b.limit) * float64(time.Second)))
+}
+
+// Len is the number of buckets kept.
+func (b *Buckets) Len() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lru.Len()
+}
+
+// PerSecond and Burst are the buckets' rate and burst.
+func (b *Buckets) PerSecond() float64 { return float64(b.limit) }
+
+// Burst is the tokens a full bucket holds.
+func (b *Buckets) Burst() int { return b.burst }
