@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -75,6 +76,7 @@ version is complete; --activate then makes it the served version.`,
 				if err := st.Activate(ctx, sum.Version); err != nil {
 					return err
 				}
+				killpoint.Reach("ingest.activated")
 				fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", sum.Version)
 			}
 			return nil
