@@ -106,9 +106,12 @@ func Open(dir string, opts Options) (*Writer, error) {
 	if opts.RetentionDays < 0 || opts.MaxBytes < 0 {
 		return nil, fmt.Errorf("records bounds must not be negative (retention %d days, %d bytes); give 0 for no bound", opts.RetentionDays, opts.MaxBytes)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil && !errors.Is(err, syscall.EROFS) {
 		return nil, fmt.Errorf("create the records folder: %w", err)
 	}
+	// On a read-only file system (a read-only replica's data directory)
+	// the writer opens all the same: its records cannot be written, which
+	// the first of them logs, and every one counts as lost.
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, err
@@ -246,6 +249,9 @@ func (w *Writer) retireLocked() {
 // writer then sees the lock refused, or its path gone, and tries another
 // name.
 func (w *Writer) createLocked(now time.Time) (*os.File, error) {
+	if err := os.MkdirAll(w.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the records folder: %w", err)
+	}
 	var last error
 	for range 3 {
 		w.seq++
