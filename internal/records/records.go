@@ -21,7 +21,10 @@
 // only segments it can lock exclusively: never a live writer's active
 // segment, while a dead process's lock died with it. It deletes every
 // segment older than the retention, then the oldest segments until the
-// folder is within its size bound. Pruners in several processes may race:
+// folder is within its size bound. A segment's age is its modification
+// time against the writer's clock, which never runs ahead of the wall
+// clock at Open plus the monotonic time since: a forward jump of the wall
+// clock drops nothing early, a backward one keeps segments longer. Pruners in several processes may race:
 // a segment vanishing under one is taken as deleted.
 //
 // Read merges every segment, orders the records by time, and skips,
@@ -81,6 +84,10 @@ type Writer struct {
 	limit  int64  // segment size that triggers a rotation
 	prefix string // "-<pid>-<random>-" of this writer's segment names
 	now    func() time.Time
+	// opened is the wall clock at Open, and since the time elapsed from
+	// then on the monotonic clock: pruneTime bounds now by them.
+	opened time.Time
+	since  func() time.Duration
 
 	mu      sync.Mutex
 	f       *os.File // the active segment, nil before the first record
@@ -116,6 +123,7 @@ func Open(dir string, opts Options) (*Writer, error) {
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, err
 	}
+	opened := time.Now()
 	w := &Writer{
 		dir:    dir,
 		opts:   opts,
@@ -123,6 +131,8 @@ func Open(dir string, opts Options) (*Writer, error) {
 		limit:  segmentLimit(opts.MaxBytes),
 		prefix: fmt.Sprintf("-%d-%s-", os.Getpid(), hex.EncodeToString(rnd[:])),
 		now:    time.Now,
+		opened: opened.Round(0),
+		since:  func() time.Duration { return time.Since(opened) },
 		kick:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -306,10 +316,28 @@ func (w *Writer) loop() {
 			w.closeRetired()
 		case <-t.C:
 		}
-		if err := prune(w.dir, w.opts, w.now()); err != nil {
-			w.log.Warn("records: prune", "dir", w.dir, "error", err.Error())
-		}
+		w.prune()
 	}
+}
+
+// prune prunes the folder at pruneTime, logging a fault.
+func (w *Writer) prune() {
+	if err := prune(w.dir, w.opts, w.pruneTime()); err != nil {
+		w.log.Warn("records: prune", "dir", w.dir, "error", err.Error())
+	}
+}
+
+// pruneTime is the time retention is judged at: the wall clock, but
+// never ahead of the wall clock at Open plus the time elapsed since on
+// the monotonic clock. A forward jump of the wall clock during the
+// writer's life so drops no segment that its true age keeps, and a
+// backward jump only keeps segments longer.
+func (w *Writer) pruneTime() time.Time {
+	now := w.now()
+	if bound := w.opened.Add(w.since()); now.After(bound) {
+		return bound
+	}
+	return now
 }
 
 // closeRetired syncs and closes the segments rotated out, which releases
