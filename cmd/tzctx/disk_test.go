@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
@@ -297,6 +301,22 @@ func TestReadOnlyDataDir(t *testing.T) {
 			_ = srv.cmd.Process.Signal(syscall.SIGTERM)
 			if err := srv.wait(t, 15*time.Second); err != nil {
 				t.Errorf("the server on the read-only view ended with %v on SIGTERM\n%s", err, srv.stderr.String())
+			}
+
+			// tzctx mcp serves the read-only view too.
+			mc, _ := killableStdio(t, bin, ro, nil)
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = "read_documentation", refPage
+			res, err := mc.CallTool(context.Background(), req)
+			if err != nil || res.IsError {
+				t.Fatalf("tzctx mcp on the read-only view: %v %+v", err, res)
+			}
+			got, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if canonical(t, got) != canonical(t, refs.page) {
+				t.Errorf("tzctx mcp on the read-only view reads the page unlike the server did:\n got %.200s\nwant %.200s", got, refs.page)
 			}
 		})
 	}

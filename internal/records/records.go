@@ -378,14 +378,17 @@ func (w *Writer) Close() error {
 	w.mu.Unlock()
 	close(w.done)
 	w.bg.Wait()
+	// The segment is synced before the count is logged: a process whose
+	// log output is gone (a stdio MCP client that closed its stderr) may
+	// die of the write.
+	var err error
+	if f != nil {
+		if err = syncClose(f); err != nil {
+			err = fmt.Errorf("close the records segment: %w", err)
+		}
+	}
 	if lost > 0 {
 		w.log.Warn("records: call records were lost", "dir", w.dir, "lost", lost)
 	}
-	if f == nil {
-		return nil
-	}
-	if err := syncClose(f); err != nil {
-		return fmt.Errorf("close the records segment: %w", err)
-	}
-	return nil
+	return err
 }
