@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -365,6 +366,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		trees = append(trees, opened{t, dir, pages, s})
 		pr.TotalPages += len(pages)
 	}
+	killpoint.Reach("ingest.manifests")
 	b, err := st.NewBuilder()
 	if err != nil {
 		return nil, err
@@ -398,6 +400,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		if err := w.finish(t); err != nil {
 			return nil, err
 		}
+		killpoint.Reach("ingest.tree")
 		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
 		sum.Pages += len(t.pages)
 		sum.Bytes += t.bytes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/grams"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -143,6 +144,7 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	if w.progress != nil {
 		w.progress(*w.pr)
 	}
+	killpoint.Reach("ingest.page")
 	// The heading texts are substrings of the copy: cloned, they no
 	// longer hold the whole copy in memory.
 	for i := range p.headings {

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 )
 
 // ArchiveFormat is the layout of the version archives Export writes and
@@ -361,6 +363,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	if err := syncTree(dir); err != nil {
 		return res, err
 	}
+	killpoint.Reach("import.unpacked")
 	v, err := openVersion(ctx, dir, man.Version)
 	if err != nil {
 		var de *DamagedError
@@ -393,6 +396,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 		return res, fmt.Errorf("import version %q: %w", man.Version, err)
 	}
 	renamed = true
+	killpoint.Reach("import.renamed")
 	syncDir(filepath.Dir(final))
 	os.Remove(filepath.Join(final, lockFile))
 	return res, nil

@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 )
 
 var (
@@ -367,19 +368,23 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := b.aux.close(); err != nil {
 			return fmt.Errorf("write %s: %w", auxFile, err)
 		}
+		killpoint.Reach("commit.texts")
 		if err := b.writeDB(mb); err != nil {
 			return fmt.Errorf("write %s: %w", dbFile, err)
 		}
+		killpoint.Reach("commit.db")
 		if err := b.index.close(); err != nil {
 			return fmt.Errorf("build search index: %w", err)
 		}
 		b.index = nil
+		killpoint.Reach("commit.index")
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := syncTree(b.dir); err != nil {
 			return err
 		}
+		killpoint.Reach("commit.synced")
 		// The checksums go in meta.json, written last: a folder with a
 		// meta.json is complete.
 		if meta.Files, err = checksums(ctx, b.dir); err != nil {
@@ -391,6 +396,7 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
 			return err
 		}
+		killpoint.Reach("commit.meta")
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -399,6 +405,7 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := os.Rename(b.dir, final); err != nil {
 			return err
 		}
+		killpoint.Reach("commit.renamed")
 		syncDir(filepath.Dir(final))
 		os.Remove(filepath.Join(final, lockFile))
 		return nil

@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -157,6 +158,8 @@ type indexFeed struct {
 	errs   chan error // the goroutine's first fault
 	closed bool
 	stop   atomic.Bool // set by abort: the pending pages are dropped
+
+	workDir string // where the index and its work files are written
 }
 
 type indexDoc struct {
@@ -169,7 +172,7 @@ func newIndexFeed(path, workDir string) (*indexFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &indexFeed{docs: make(chan indexDoc, 64), done: make(chan struct{}), b: b, errs: make(chan error, 1)}
+	f := &indexFeed{docs: make(chan indexDoc, 64), done: make(chan struct{}), b: b, errs: make(chan error, 1), workDir: workDir}
 	go f.run()
 	return f, nil
 }
@@ -183,7 +186,7 @@ func (f *indexFeed) run() {
 		}
 		if err := f.b.Index(d.id, d.data); err != nil {
 			failed = true
-			f.errs <- err
+			f.errs <- indexFault(f.workDir, err)
 		}
 	}
 }
@@ -214,7 +217,34 @@ func (f *indexFeed) close() error {
 	if f.err != nil {
 		return f.err
 	}
-	return f.b.Close()
+	return indexFault(f.workDir, f.b.Close())
+}
+
+// fullDiskError is an error of the index library, which does not wrap
+// the system error it met, taken for ENOSPC: the file system it wrote on
+// was full when the error came back.
+type fullDiskError struct{ err error }
+
+func (e *fullDiskError) Error() string   { return e.err.Error() }
+func (e *fullDiskError) Unwrap() []error { return []error{e.err, syscall.ENOSPC} }
+
+// fullDiskRoom is the free space under which a file system counts as
+// full. A write that runs out of room first takes what room there is (a
+// short write, which os.File follows with another write that fails), so
+// once the error comes back the room left is a few blocks at most.
+const fullDiskRoom = 1 << 20
+
+// indexFault returns err, marked as ENOSPC where the file system of dir
+// is full (see fullDiskError).
+func indexFault(dir string, err error) error {
+	if err == nil || errors.Is(err, syscall.ENOSPC) {
+		return err
+	}
+	var fs syscall.Statfs_t
+	if syscall.Statfs(dir, &fs) == nil && int64(fs.Bavail)*fs.Bsize < fullDiskRoom {
+		return &fullDiskError{err}
+	}
+	return err
 }
 
 // abort stops the goroutine without building the index.

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 )
 
 const (
@@ -249,6 +251,7 @@ func (s *Store) Activate(ctx context.Context, name string) error {
 	if err := s.Verify(ctx, name); err != nil {
 		return fmt.Errorf("not activated: %w", err)
 	}
+	killpoint.Reach("activate.verified")
 	return writeFileAtomic(filepath.Join(s.dir, activeFile), []byte(name+"\n"))
 }
 

@@ -19,7 +19,7 @@ func newActivateCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if err := st.Activate(cmd.Context(), args[0]); err != nil {
-				return err
+				return diskFault(g.dataDir(), "the active version is as it was", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", args[0])
 			return nil

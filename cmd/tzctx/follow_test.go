@@ -181,13 +181,23 @@ func TestPublishAndFollow(t *testing.T) {
 // its base URL and data directory.
 func startFollower(t *testing.T, bin string, env []string, loc, cfgJSON string) (base, dataDir string) {
 	t.Helper()
+	dataDir = t.TempDir()
+	_, base = startFollowerProc(t, bin, env, loc, cfgJSON, dataDir)
+	return base, dataDir
+}
+
+// startFollowerProc starts `tzctx serve --follow loc` on a free port over
+// dataDir, with the configuration cfgJSON, and returns the process and
+// its base URL.
+func startFollowerProc(t *testing.T, bin string, env []string, loc, cfgJSON, dataDir string) (*proc, string) {
+	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(cfg, []byte(cfgJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr, dataDir := freeAddr(t), t.TempDir()
-	startProc(t, bin, env, "--data", dataDir, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
-	return "http://" + addr, dataDir
+	addr := freeAddr(t)
+	p := startProc(t, bin, env, "--data", dataDir, "serve", "--addr", addr, "--config", cfg, "--follow", loc)
+	return p, "http://" + addr
 }
 
 // publisher returns a function that ingests a site as a version in a

@@ -41,7 +41,7 @@ makes the version the served one.`,
 			}
 			st, err := store.Open(g.dataDir())
 			if err != nil {
-				return err
+				return diskFault(g.dataDir(), "nothing was stored", err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -55,7 +55,7 @@ makes the version the served one.`,
 				return fmt.Errorf("import of %s interrupted; nothing was imported", file)
 			}
 			if err != nil {
-				return fmt.Errorf("import %s: %w", file, err)
+				return diskFault(g.dataDir(), "nothing was stored", fmt.Errorf("import %s: %w", file, err))
 			}
 			msg := "imported " + res.Name
 			if res.Present {
@@ -63,7 +63,7 @@ makes the version the served one.`,
 			}
 			if activate {
 				if err := st.Activate(ctx, res.Name); err != nil {
-					return fmt.Errorf("%s, but: %w", msg, err)
+					return diskFault(g.dataDir(), "the version is stored, not activated", fmt.Errorf("%s, but: %w", msg, err))
 				}
 				msg += "; activated " + res.Name
 			}

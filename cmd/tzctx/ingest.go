@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -60,7 +61,7 @@ version is complete; --activate then makes it the served version.`,
 			}
 			st, err := store.Open(g.dataDir())
 			if err != nil {
-				return err
+				return diskFault(g.dataDir(), "nothing was stored", err)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -68,13 +69,14 @@ version is complete; --activate then makes it the served version.`,
 			opts.Trees, opts.Version = srcs, version
 			sum, err := runIngest(ctx, st, opts, cmd.ErrOrStderr())
 			if err != nil {
-				return err
+				return diskFault(g.dataDir(), "nothing was stored", err)
 			}
 			printSummary(cmd.OutOrStdout(), sum)
 			if activate {
 				if err := st.Activate(ctx, sum.Version); err != nil {
-					return err
+					return diskFault(g.dataDir(), "version "+sum.Version+" is stored, not activated", err)
 				}
+				killpoint.Reach("ingest.activated")
 				fmt.Fprintf(cmd.OutOrStdout(), "activated %s\n", sum.Version)
 			}
 			return nil

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -168,6 +169,7 @@ func (f *Follower) Poll(ctx context.Context) error {
 	// The server's watcher swaps the version in, warmed, at its next
 	// check, and tells MCP clients the lists changed.
 	if active, _ := f.st.ActiveName(); active != p.Version {
+		killpoint.Reach("follow.imported")
 		if err := f.st.Activate(ctx, p.Version); err != nil {
 			return fmt.Errorf("activate %s: %w", p.Version, err)
 		}
@@ -209,6 +211,7 @@ func (f *Follower) take(ctx context.Context, p objstore.Pointer) error {
 	if err := f.c.GetArchive(ctx, p, file); err != nil {
 		return err
 	}
+	killpoint.Reach("follow.downloaded")
 	if _, err := file.Seek(0, 0); err != nil {
 		return err
 	}

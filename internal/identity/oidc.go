@@ -79,7 +79,8 @@ var SigningAlgs = []string{
 // JWKSTimeout bounds one fetch of the issuer's JWKS.
 const JWKSTimeout = 10 * time.Second
 
-// nbfLeeway is the clock skew go-oidc allows on nbf; exp has none.
+// nbfLeeway is the clock skew go-oidc allows on nbf, and this verifier
+// on iat; exp has none.
 const nbfLeeway = 5 * time.Minute
 
 // IsJWT reports whether a bearer credential has the form of a compact
@@ -106,16 +107,19 @@ func IsJWT(s string) bool {
 type oidcVerifier struct {
 	cfg      OIDCConfig
 	verifier *oidc.IDTokenVerifier
+	// now is the clock every check of exp, nbf and iat reads, at each
+	// verification: time.Now, or a test's.
+	now func() time.Time
 }
 
 // newOIDCVerifier returns the verifier of c, whose JWKS fetches are
 // bounded by JWKSTimeout.
 func newOIDCVerifier(ctx context.Context, c OIDCConfig) *oidcVerifier {
 	keys := &keyCache{url: c.JWKSURL, client: &http.Client{Timeout: JWKSTimeout}, ctx: context.WithoutCancel(ctx)}
-	return &oidcVerifier{
-		cfg:      c,
-		verifier: oidc.NewVerifier(c.Issuer, keys, &oidc.Config{ClientID: c.Audience, SupportedSigningAlgs: SigningAlgs}),
-	}
+	v := &oidcVerifier{cfg: c, now: time.Now}
+	v.verifier = oidc.NewVerifier(c.Issuer, keys, &oidc.Config{ClientID: c.Audience, SupportedSigningAlgs: SigningAlgs,
+		Now: func() time.Time { return v.now() }})
+	return v
 }
 
 // minRefresh is the least time between two fetches of the issuer's JWKS.
@@ -285,6 +289,12 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 	if err != nil {
 		return tzctx.Identity{}, v.refusal(err, out)
 	}
+	// go-oidc leaves iat alone: a token issued later than the leeway
+	// allows says the issuer's clock or this server's is wrong, as an
+	// nbf in the future does.
+	if !idt.IssuedAt.IsZero() && v.now().Add(nbfLeeway).Before(idt.IssuedAt) {
+		return tzctx.Identity{}, refuse("was issued in the future (its iat is ahead of this server's clock by more than %v); check the clocks of the issuer and this server", nbfLeeway)
+	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
 		return tzctx.Identity{}, refuse("holds claims that are not a JSON object; get a fresh token from the issuer")
@@ -365,7 +375,7 @@ func (v *oidcVerifier) refusal(err error, out *sigOutcome) *tzctx.Error {
 	if dec.Decode(&c) != nil {
 		return refuse("holds claims that are not a JSON object with a string iss, an aud and numeric exp and nbf; get a fresh token from the issuer")
 	}
-	now := time.Now()
+	now := v.now()
 	var expired *oidc.TokenExpiredError
 	switch {
 	case c.Iss != v.cfg.Issuer:

@@ -64,6 +64,9 @@ func prune(dir string, opts Options, now time.Time) error {
 		return nil
 	}
 	segs, err := listSegments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // no record was written yet
+	}
 	if err != nil {
 		return err
 	}

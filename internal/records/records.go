@@ -21,7 +21,10 @@
 // only segments it can lock exclusively: never a live writer's active
 // segment, while a dead process's lock died with it. It deletes every
 // segment older than the retention, then the oldest segments until the
-// folder is within its size bound. Pruners in several processes may race:
+// folder is within its size bound. A segment's age is its modification
+// time against the writer's clock, which never runs ahead of the wall
+// clock at Open plus the monotonic time since: a forward jump of the wall
+// clock drops nothing early, a backward one keeps segments longer. Pruners in several processes may race:
 // a segment vanishing under one is taken as deleted.
 //
 // Read merges every segment, orders the records by time, and skips,
@@ -81,6 +84,10 @@ type Writer struct {
 	limit  int64  // segment size that triggers a rotation
 	prefix string // "-<pid>-<random>-" of this writer's segment names
 	now    func() time.Time
+	// opened is the wall clock at Open, and since the time elapsed from
+	// then on the monotonic clock: pruneTime bounds now by them.
+	opened time.Time
+	since  func() time.Duration
 
 	mu      sync.Mutex
 	f       *os.File // the active segment, nil before the first record
@@ -106,13 +113,17 @@ func Open(dir string, opts Options) (*Writer, error) {
 	if opts.RetentionDays < 0 || opts.MaxBytes < 0 {
 		return nil, fmt.Errorf("records bounds must not be negative (retention %d days, %d bytes); give 0 for no bound", opts.RetentionDays, opts.MaxBytes)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil && !errors.Is(err, syscall.EROFS) {
 		return nil, fmt.Errorf("create the records folder: %w", err)
 	}
+	// On a read-only file system (a read-only replica's data directory)
+	// the writer opens all the same: its records cannot be written, which
+	// the first of them logs, and every one counts as lost.
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, err
 	}
+	opened := time.Now()
 	w := &Writer{
 		dir:    dir,
 		opts:   opts,
@@ -120,6 +131,8 @@ func Open(dir string, opts Options) (*Writer, error) {
 		limit:  segmentLimit(opts.MaxBytes),
 		prefix: fmt.Sprintf("-%d-%s-", os.Getpid(), hex.EncodeToString(rnd[:])),
 		now:    time.Now,
+		opened: opened.Round(0),
+		since:  func() time.Duration { return time.Since(opened) },
 		kick:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -246,6 +259,9 @@ func (w *Writer) retireLocked() {
 // writer then sees the lock refused, or its path gone, and tries another
 // name.
 func (w *Writer) createLocked(now time.Time) (*os.File, error) {
+	if err := os.MkdirAll(w.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the records folder: %w", err)
+	}
 	var last error
 	for range 3 {
 		w.seq++
@@ -300,10 +316,28 @@ func (w *Writer) loop() {
 			w.closeRetired()
 		case <-t.C:
 		}
-		if err := prune(w.dir, w.opts, w.now()); err != nil {
-			w.log.Warn("records: prune", "dir", w.dir, "error", err.Error())
-		}
+		w.prune()
 	}
+}
+
+// prune prunes the folder at pruneTime, logging a fault.
+func (w *Writer) prune() {
+	if err := prune(w.dir, w.opts, w.pruneTime()); err != nil {
+		w.log.Warn("records: prune", "dir", w.dir, "error", err.Error())
+	}
+}
+
+// pruneTime is the time retention is judged at: the wall clock, but
+// never ahead of the wall clock at Open plus the time elapsed since on
+// the monotonic clock. A forward jump of the wall clock during the
+// writer's life so drops no segment that its true age keeps, and a
+// backward jump only keeps segments longer.
+func (w *Writer) pruneTime() time.Time {
+	now := w.now()
+	if bound := w.opened.Add(w.since()); now.After(bound) {
+		return bound
+	}
+	return now
 }
 
 // closeRetired syncs and closes the segments rotated out, which releases
@@ -344,14 +378,17 @@ func (w *Writer) Close() error {
 	w.mu.Unlock()
 	close(w.done)
 	w.bg.Wait()
+	// The segment is synced before the count is logged: a process whose
+	// log output is gone (a stdio MCP client that closed its stderr) may
+	// die of the write.
+	var err error
+	if f != nil {
+		if err = syncClose(f); err != nil {
+			err = fmt.Errorf("close the records segment: %w", err)
+		}
+	}
 	if lost > 0 {
 		w.log.Warn("records: call records were lost", "dir", w.dir, "lost", lost)
 	}
-	if f == nil {
-		return nil
-	}
-	if err := syncClose(f); err != nil {
-		return fmt.Errorf("close the records segment: %w", err)
-	}
-	return nil
+	return err
 }

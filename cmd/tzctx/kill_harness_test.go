@@ -1,0 +1,619 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+)
+
+// killLog counts the kill runs of the harness by command and outcome.
+type killLog struct {
+	mu   sync.Mutex
+	runs map[string]map[string]int // command, outcome
+}
+
+func (k *killLog) add(command, outcome string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.runs == nil {
+		k.runs = map[string]map[string]int{}
+	}
+	if k.runs[command] == nil {
+		k.runs[command] = map[string]int{}
+	}
+	k.runs[command][outcome]++
+}
+
+// summary is one line: the runs in all, then per command its runs and
+// their outcomes.
+func (k *killLog) summary() (int, string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	total := 0
+	var parts []string
+	cmds := make([]string, 0, len(k.runs))
+	for c := range k.runs {
+		cmds = append(cmds, c)
+	}
+	sort.Strings(cmds)
+	for _, c := range cmds {
+		n := 0
+		var outs []string
+		for o, m := range k.runs[c] {
+			n += m
+			outs = append(outs, fmt.Sprintf("%d %s", m, o))
+		}
+		sort.Strings(outs)
+		total += n
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", c, n, strings.Join(outs, ", ")))
+	}
+	return total, strings.Join(parts, "; ")
+}
+
+// servedRefs are the raw answers of a page read and a search, taken
+// while one version was served, to compare later answers with byte for
+// byte.
+type servedRefs struct{ page, search []byte }
+
+var (
+	refPage   = map[string]any{"page": "/cloud/reference/http/", "limit": 4000}
+	refSearch = map[string]any{"tree": "cloud", "query": "stamp offset"}
+)
+
+// takeRefs reads the reference page and search from base.
+func takeRefs(t *testing.T, base string) servedRefs {
+	t.Helper()
+	var r servedRefs
+	for _, q := range []struct {
+		body map[string]any
+		dst  *[]byte
+	}{{refPage, &r.page}, {refSearch, &r.search}} {
+		code, raw, err := postRaw(base, "read_documentation", q.body)
+		if err != nil || code != 200 {
+			t.Fatalf("read %v: %d %.300s (%v)", q.body, code, raw, err)
+		}
+		*q.dst = raw
+	}
+	return r
+}
+
+// sameRefs fails the test where base no longer answers the reference
+// reads byte for byte as want.
+func sameRefs(t *testing.T, base string, want servedRefs, what string) {
+	t.Helper()
+	got := takeRefs(t, base)
+	if !bytes.Equal(got.page, want.page) {
+		t.Errorf("%s: the page read differs from the one taken before:\n got %.200s\nwant %.200s", what, got.page, want.page)
+	}
+	if !bytes.Equal(got.search, want.search) {
+		t.Errorf("%s: the search answer differs from the one taken before:\n got %.200s\nwant %.200s", what, got.search, want.search)
+	}
+}
+
+// awaitServed waits until base's /healthz names version.
+func awaitServed(t *testing.T, base, version string) {
+	t.Helper()
+	awaitFollow(t, 30*time.Second, base+" serves "+version, func() (bool, string) {
+		code, v, err := health(base)
+		return code == 200 && v == version, fmt.Sprintf("%d %q %v", code, v, err)
+	})
+}
+
+// killedBySIGKILL reports whether a process's Wait error says SIGKILL
+// ended it.
+func killedBySIGKILL(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// opensWhole checks that the data directory opens after a kill: tzctx
+// versions lists it without faults and every version is ok. It returns
+// the rows.
+func opensWhole(t *testing.T, bin, dataDir, what string) []versionRow {
+	t.Helper()
+	rows := parseVersions(t, runProc(t, bin, nil, "--data", dataDir, "versions").stdout.String())
+	for _, r := range rows {
+		if r.state != "ok" {
+			t.Errorf("%s: version %s is %s", what, r.name, r.state)
+		}
+	}
+	return rows
+}
+
+// recordCounts reads the data directory's records with tzctx records and
+// counts them by call.
+func recordCounts(t *testing.T, bin, dataDir string) map[callKey]int {
+	t.Helper()
+	p := runProc(t, bin, nil, "--data", dataDir, "records", "--json")
+	got := map[callKey]int{}
+	for _, r := range parseRecordsJSON(t, p.stdout.String()) {
+		got[callKey{r.Transport, r.Action, r.Subject, r.Code}]++
+	}
+	return got
+}
+
+// acknowledgedKept fails the test where a call answered before a kill
+// has no record: after must hold at least before plus the answered calls
+// of every kind.
+func acknowledgedKept(t *testing.T, before, after map[callKey]int, answered *callTally, what string) {
+	t.Helper()
+	answered.mu.Lock()
+	defer answered.mu.Unlock()
+	for k, n := range answered.n {
+		if got := after[k] - before[k]; got < n {
+			t.Errorf("%s: %d calls %+v were answered, %d recorded", what, n, k, got)
+		}
+	}
+}
+
+// TestKillHarness SIGKILLs tzctx ingest, serve, mcp, publish and serve
+// --follow at many points of their work, and after every kill checks
+// that the active version still serves byte for byte, that the data
+// directory opens, that every call answered before the kill is recorded,
+// and that the next run of the command succeeds.
+func TestKillHarness(t *testing.T) {
+	bin := buildBinary(t)
+	var log killLog
+	start := time.Now()
+	t.Run("ingest", func(t *testing.T) { killIngestRuns(t, bin, &log) })
+	t.Run("serve", func(t *testing.T) { killServeRuns(t, bin, &log) })
+	t.Run("mcp", func(t *testing.T) { killMCPRuns(t, bin, &log) })
+	t.Run("publish_follow", func(t *testing.T) { killPublishFollowRuns(t, bin, &log) })
+	n, s := log.summary()
+	t.Logf("kill runs: %d in %v; %s", n, time.Since(start).Round(time.Second), s)
+	if min := 50; !testing.Short() && n < min && !t.Failed() && !t.Skipped() {
+		t.Errorf("%d kill runs, want at least %d", n, min)
+	}
+}
+
+// ingestKillPoints are the named points an ingest of the sample site is
+// killed at, over its phases: manifests read, texts written, trees
+// composed, the version committed, activated.
+var ingestKillPoints = []string{
+	"ingest.manifests", "ingest.page@1", "ingest.page@9", "ingest.page@20", "ingest.tree@1", "ingest.tree@3",
+	"commit.texts", "commit.db", "commit.index", "commit.synced", "commit.meta", "commit.renamed",
+	"activate.verified", "ingest.activated",
+}
+
+// killIngestRuns kills `tzctx ingest --activate` at every named point
+// and at offsets spread over a measured ingest, with a server reading
+// the data directory throughout.
+func killIngestRuns(t *testing.T, bin string, log *killLog) {
+	work := t.TempDir()
+	data := filepath.Join(work, "data")
+	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "A", "--activate")
+	siteB := changedSite(t)
+	cfg := filepath.Join(work, "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "50ms"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, base := startServeProc(t, bin, data, cfg, nil)
+	refs := map[string]servedRefs{"A": takeRefs(t, base)}
+	ingestB := []string{"--data", data, "ingest", siteB, "--version", "B", "--activate"}
+	began := time.Now()
+	runProc(t, bin, nil, ingestB...)
+	took := time.Since(began)
+	awaitServed(t, base, "B")
+	refs["B"] = takeRefs(t, base)
+	reset := func() {
+		runProc(t, bin, nil, "--data", data, "activate", "A")
+		awaitServed(t, base, "A")
+		runProc(t, bin, nil, "--data", data, "delete", "B")
+	}
+	reset()
+	t.Logf("an ingest of the changed sample site took %v", took.Round(time.Millisecond))
+
+	type run struct {
+		point string
+		after time.Duration // for runs without a point
+	}
+	var runs []run
+	for _, p := range ingestKillPoints {
+		runs = append(runs, run{point: p})
+	}
+	for _, f := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+		runs = append(runs, run{after: time.Duration(f * float64(took))})
+	}
+	if testing.Short() {
+		runs = thin(runs, 2)
+	}
+	for _, r := range runs {
+		what := "ingest killed at " + r.point
+		env := []string{killpoint.Env + "=" + r.point}
+		if r.point == "" {
+			what, env = fmt.Sprintf("ingest killed %v after its start", r.after.Round(time.Millisecond)), nil
+		}
+		p := startProc(t, bin, env, ingestB...)
+		if r.point == "" {
+			time.Sleep(r.after)
+			_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		}
+		err := p.wait(t, time.Minute)
+		if r.point != "" && !killedBySIGKILL(err) {
+			t.Fatalf("%s: the point was not reached; the ingest ended with %v\n%s", what, err, p.stderr.String())
+		}
+		rows := opensWhole(t, bin, data, what)
+		left := "no version"
+		for _, row := range rows {
+			if row.name == "B" {
+				left = "a whole version"
+				runProc(t, bin, nil, "--data", data, "verify", "B")
+			}
+		}
+		active := activeName(t, data)
+		if active == "B" {
+			left += ", activated"
+		}
+		if !killedBySIGKILL(err) {
+			left = "finished before the kill"
+		}
+		awaitServed(t, base, active)
+		sameRefs(t, base, refs[active], what)
+		// The next run of the same command succeeds and clears what the
+		// killed one left.
+		runProc(t, bin, nil, ingestB...)
+		awaitServed(t, base, "B")
+		sameRefs(t, base, refs["B"], what+", then run again")
+		if names := dirNames(t, filepath.Join(data, "staging")); len(names) != 0 {
+			t.Errorf("%s: staging holds %v after the next run", what, names)
+		}
+		reset()
+		log.add("ingest", left)
+	}
+}
+
+// serveKillOffsets are how long the server answers its load before the
+// SIGKILL.
+var serveKillOffsets = []time.Duration{0, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	200 * time.Millisecond, 300 * time.Millisecond, 450 * time.Millisecond, 600 * time.Millisecond,
+	800 * time.Millisecond, time.Second}
+
+// killServeRuns kills `tzctx serve` while it answers four callers and
+// records their calls.
+func killServeRuns(t *testing.T, bin string, log *killLog) {
+	work := t.TempDir()
+	data := filepath.Join(work, "data")
+	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "K", "--activate")
+	cfg := filepath.Join(work, "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "1h"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var refs *servedRefs
+	offsets := serveKillOffsets
+	if testing.Short() {
+		offsets = thin(offsets, 3)
+	}
+	for i := 0; i <= len(offsets); i++ {
+		srv, base := startServeProc(t, bin, data, cfg, nil)
+		if refs == nil {
+			r := takeRefs(t, base)
+			refs = &r
+		} else {
+			sameRefs(t, base, *refs, fmt.Sprintf("the server started after kill %d", i))
+		}
+		if i == len(offsets) {
+			_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+			if err := srv.wait(t, 15*time.Second); err != nil {
+				t.Errorf("the server after the last kill ended with %v on SIGTERM", err)
+			}
+			break
+		}
+		what := fmt.Sprintf("serve killed %v into its load", offsets[i])
+		before := recordCounts(t, bin, data)
+		var answered callTally
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for j := w; ; j++ {
+					c := killLoadCalls[j%len(killLoadCalls)]
+					if !c.do(base) {
+						return
+					}
+					answered.add(c.want)
+				}
+			})
+		}
+		time.Sleep(offsets[i])
+		_ = srv.cmd.Process.Signal(syscall.SIGKILL)
+		if err := srv.wait(t, 10*time.Second); !killedBySIGKILL(err) {
+			t.Fatalf("%s: the server ended by %v, not by SIGKILL", what, err)
+		}
+		wg.Wait()
+		opensWhole(t, bin, data, what)
+		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
+		log.add("serve", "answered calls kept")
+		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportHTTP))
+	}
+}
+
+// canonical re-encodes a JSON value, so that two encodings of one value
+// compare equal byte for byte.
+func canonical(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("not JSON: %v: %.200s", err, raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// killMCPRuns kills `tzctx mcp` mid-session, with calls in flight, and
+// checks each next session reads what HTTP serves.
+func killMCPRuns(t *testing.T, bin string, log *killLog) {
+	work := t.TempDir()
+	data := filepath.Join(work, "data")
+	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "M", "--activate")
+	cfg := filepath.Join(work, "serve.json")
+	if err := os.WriteFile(cfg, []byte(`{"watch_interval": "1h"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, base := startServeProc(t, bin, data, cfg, nil)
+	refs := takeRefs(t, base)
+	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+	if err := srv.wait(t, 15*time.Second); err != nil {
+		t.Fatalf("the server ended with %v on SIGTERM", err)
+	}
+	offsets := serveKillOffsets
+	if testing.Short() {
+		offsets = thin(offsets, 3)
+	}
+	for i := 0; i <= len(offsets); i++ {
+		mc, child := killableStdio(t, bin, data, nil)
+		for _, q := range []struct {
+			body map[string]any
+			want []byte
+		}{{refPage, refs.page}, {refSearch, refs.search}} {
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = "read_documentation", q.body
+			res, err := mc.CallTool(context.Background(), req)
+			if err != nil || res.IsError {
+				t.Fatalf("the MCP session after kill %d: read %v: %v %+v", i, q.body, err, res)
+			}
+			got, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if canonical(t, got) != canonical(t, q.want) {
+				t.Errorf("the MCP session after kill %d reads %v unlike HTTP did before:\n got %.200s\nwant %.200s", i, q.body, got, q.want)
+			}
+		}
+		if i == len(offsets) {
+			if err := mc.Close(); err != nil {
+				t.Errorf("the MCP process after the last kill did not stop cleanly: %v", err)
+			}
+			break
+		}
+		what := fmt.Sprintf("mcp killed %v into its session", offsets[i])
+		before := recordCounts(t, bin, data)
+		var answered callTally
+		var wg sync.WaitGroup
+		for w := range 2 {
+			wg.Go(func() {
+				for j := w; ; j++ {
+					c := mcpLoadCalls[j%len(mcpLoadCalls)]
+					req := mcpgo.CallToolRequest{}
+					req.Params.Name, req.Params.Arguments = c.tool, c.args
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					res, err := mc.CallTool(ctx, req)
+					cancel()
+					if err != nil || res.IsError != (c.want.code != dispatch.OK) {
+						return
+					}
+					answered.add(c.want)
+				}
+			})
+		}
+		time.Sleep(offsets[i])
+		cmd := child()
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = mc.Close()
+		wg.Wait()
+		if st := cmd.ProcessState; st == nil || !killedBySIGKILL(&exec.ExitError{ProcessState: st}) {
+			t.Fatalf("%s: the MCP process ended with %v, not by SIGKILL", what, st)
+		}
+		opensWhole(t, bin, data, what)
+		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
+		log.add("mcp", "answered calls kept")
+		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportMCPStdio))
+	}
+}
+
+// thin keeps every k-th element of s, for the shorter runs of -short.
+func thin[T any](s []T, k int) []T {
+	var out []T
+	for i := 0; i < len(s); i += k {
+		out = append(out, s[i])
+	}
+	return out
+}
+
+var publishedSizeRE = regexp.MustCompile(`\((\d+) bytes, sha256`)
+
+// killPublishFollowRuns kills `tzctx publish --activate` mid-upload and
+// `tzctx serve --follow` mid-download and mid-activation, against a real
+// S3 server.
+func killPublishFollowRuns(t *testing.T, bin string, log *killLog) {
+	s3 := testkit.StartS3(t, "versions")
+	loc := "s3://versions/kills"
+	pub := t.TempDir()
+	ingestPub := func(site, name string) {
+		t.Helper()
+		runProc(t, bin, nil, "--data", pub, "ingest", site, "--version", name)
+	}
+	publishDirect := func(name string) string {
+		t.Helper()
+		return runProc(t, bin, s3.Env(), "--data", pub, "publish", name, "--to", loc, "--activate").stdout.String()
+	}
+	ingestPub(testkit.SampleSite(t), "v1")
+	publishDirect("v1")
+	siteB := changedSite(t)
+	ingestPub(siteB, "b0")
+	m := publishedSizeRE.FindStringSubmatch(publishDirect("b0"))
+	if m == nil {
+		t.Fatal("publish printed no archive size")
+	}
+	size, _ := strconv.ParseInt(m[1], 10, 64)
+
+	replica := t.TempDir()
+	cfgJSON := `{"watch_interval": "50ms", "follow": {"interval": "100ms", "keep": 3}}`
+	f, base := startFollowerProc(t, bin, s3.Env(), loc, cfgJSON, replica)
+	awaitServed(t, base, "b0")
+	refB := takeRefs(t, base)
+	publishDirect("v1")
+	awaitServed(t, base, "v1")
+	refs := map[string]servedRefs{"v1": takeRefs(t, base)}
+	c := s3Client(t, s3, loc)
+	ctx := context.Background()
+
+	// publish, killed after a share of its archive reached the store.
+	shares := []float64{0, 0.15, 0.35, 0.55, 0.75, 0.95}
+	if testing.Short() {
+		shares = thin(shares, 2)
+	}
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), int(max(size, 64<<10)))
+	slow := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
+	for i, share := range shares {
+		name := fmt.Sprintf("p%d", i)
+		refs[name] = refB
+		ingestPub(siteB, name)
+		what := fmt.Sprintf("publish killed with %.0f%% of its archive sent", share*100)
+		before := proxy.Received()
+		p := startProc(t, bin, slow, "--data", pub, "publish", name, "--to", loc, "--activate")
+		awaitFollow(t, 30*time.Second, what, func() (bool, string) {
+			got := proxy.Received() - before
+			return float64(got) >= share*float64(size), fmt.Sprintf("%d of %d bytes", got, size)
+		})
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		err := p.wait(t, 10*time.Second)
+		has, herr := c.HasArchive(ctx, name)
+		ptr, _, _, perr := c.Active(ctx, "")
+		if herr != nil || perr != nil {
+			t.Fatalf("%s: the store: %v, %v", what, herr, perr)
+		}
+		outcome := "no archive, pointer kept"
+		switch {
+		case !killedBySIGKILL(err):
+			outcome = "finished before the kill"
+		case ptr.Version == name:
+			outcome = "archive whole, pointer moved"
+		case has:
+			outcome = "archive whole, pointer kept"
+		}
+		if ptr.Version != "v1" && ptr.Version != name {
+			t.Errorf("%s: the pointer names %s", what, ptr.Version)
+		}
+		if ptr.Version == name && !has {
+			t.Errorf("%s: the pointer names an archive that is not there", what)
+		}
+		awaitServed(t, base, ptr.Version)
+		sameRefs(t, base, refs[ptr.Version], what)
+		opensWhole(t, bin, pub, what)
+		// The next run of the same command succeeds and the replica
+		// takes what it published; then the pointer goes back.
+		runProc(t, bin, s3.Env(), "--data", pub, "publish", name, "--to", loc, "--activate")
+		awaitServed(t, base, name)
+		sameRefs(t, base, refB, what+", then run again")
+		publishDirect("v1")
+		awaitServed(t, base, "v1")
+		log.add("publish", outcome)
+	}
+	_ = f.cmd.Process.Signal(syscall.SIGTERM)
+	if err := f.wait(t, 15*time.Second); err != nil {
+		t.Fatalf("the replica ended with %v on SIGTERM", err)
+	}
+
+	// serve --follow, killed at the named points of taking a version, and
+	// mid-download through a slow proxy.
+	type run struct {
+		point string
+		share float64 // of the archive downloaded, for runs without a point
+	}
+	runs := []run{{point: "follow.downloaded"}, {point: "import.unpacked"}, {point: "import.renamed"},
+		{point: "follow.imported"}, {point: "activate.verified"}, {share: 0.3}, {share: 0.7}}
+	if testing.Short() {
+		runs = thin(runs, 2)
+	}
+	down := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), int(max(size, 64<<10)))
+	for i, r := range runs {
+		name := fmt.Sprintf("f%d", i)
+		refs[name] = refB
+		ingestPub(siteB, name)
+		what := "serve --follow killed at " + r.point
+		env := append(s3.Env(), killpoint.Env+"="+r.point)
+		if r.point == "" {
+			what = fmt.Sprintf("serve --follow killed with %.0f%% of the archive downloaded", r.share*100)
+			env = append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+down.Addr)
+		}
+		f, base := startFollowerProc(t, bin, env, loc, cfgJSON, replica)
+		awaitServed(t, base, "v1")
+		sameRefs(t, base, refs["v1"], what+": before")
+		sent := down.Sent()
+		publishDirect(name)
+		if r.point == "" {
+			awaitFollow(t, 30*time.Second, what, func() (bool, string) {
+				got := down.Sent() - sent
+				return float64(got) >= r.share*float64(size), fmt.Sprintf("%d of %d bytes", got, size)
+			})
+			_ = f.cmd.Process.Signal(syscall.SIGKILL)
+		}
+		if err := f.wait(t, 30*time.Second); !killedBySIGKILL(err) {
+			t.Fatalf("%s: the replica ended with %v, not by SIGKILL\n%s", what, err, f.stderr.String())
+		}
+		rows := opensWhole(t, bin, replica, what)
+		outcome := "not taken"
+		for _, row := range rows {
+			if row.name == name {
+				outcome = "taken whole"
+			}
+		}
+		active := activeName(t, replica)
+		if active != "v1" && active != name {
+			t.Errorf("%s: the replica's pointer names %s", what, active)
+		}
+		if active == name {
+			outcome += ", activated"
+		}
+		// The next run serves the version the store names, byte for
+		// byte; then the pointer goes back.
+		f2, base2 := startFollowerProc(t, bin, s3.Env(), loc, cfgJSON, replica)
+		awaitServed(t, base2, name)
+		sameRefs(t, base2, refs[name], what+", then run again")
+		if left := dirNames(t, filepath.Join(replica, "downloads")); len(left) != 0 {
+			t.Errorf("%s: downloads holds %v after the next run took the version", what, left)
+		}
+		publishDirect("v1")
+		awaitServed(t, base2, "v1")
+		_ = f2.cmd.Process.Signal(syscall.SIGTERM)
+		if err := f2.wait(t, 15*time.Second); err != nil {
+			t.Fatalf("%s: the next replica ended with %v on SIGTERM", what, err)
+		}
+		log.add("serve --follow", outcome)
+	}
+}
