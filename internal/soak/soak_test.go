@@ -101,7 +101,8 @@ var linkRE = regexp.MustCompile(`\]\((/[^)\s]*)\)`)
 
 // TestSoak drives a real `tzctx serve` with many concurrent clients over
 // HTTP and MCP streamable HTTP (searches, page reads, pagings that follow
-// next_offset with the stamp, catalog listings and reads) while a loop
+// next_offset with the stamp, catalog listings and reads; one client opens
+// and closes MCP sessions again and again) while a loop
 // ingests a changed site and activates it every few seconds. Every call
 // must succeed, except context_changed on a paging's continuation whose
 // text an activation changed (checked by reading the text afresh); the
@@ -112,7 +113,10 @@ var linkRE = regexp.MustCompile(`\]\((/[^)\s]*)\)`)
 // length is $TZCTX_SOAK (default 2m, 20s under -short).
 func TestSoak(t *testing.T) {
 	dur := soakDuration(t)
-	warm := min(time.Minute, dur/3)
+	warm := dur / 3
+	if dur >= 2*time.Minute {
+		warm = time.Minute
+	}
 	tzctxBin(t)
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")
@@ -340,6 +344,30 @@ func TestSoak(t *testing.T) {
 		sessions = append(sessions, c)
 		wg.Go(func() { loop(ctx, uint64(100+i), mcpReader(c), "mcp", token != "") })
 	}
+
+	// Session churn: a client that opens an MCP session, lists the
+	// catalog and closes the session, again and again, so sessions the
+	// server does not let go of show as growth.
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			start := time.Now()
+			c, err := newMCPSession(srv.base, "")
+			if ctx.Err() != nil {
+				if c != nil {
+					_ = c.Close()
+				}
+				return
+			}
+			if err != nil {
+				ty.add("mcp session", "transport error", time.Since(start))
+				ty.fail("mcp session: %v", err)
+				continue
+			}
+			one(ctx, mcpReader(c), "mcp", "session", "list_context", map[string]any{})
+			_ = c.Close()
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 
 	// The growth figures: at the end of the warm-up and at the end.
 	start := time.Now()
