@@ -30,6 +30,9 @@ type accessFixture struct {
 	site           string
 	gated, oracle  *server
 	blueprintWords []string // words blueprint's pages hold and no other tree's
+	// holderContinuations are the holder's catalog and search stamps
+	// sent with an offset, as a non-holder might replay them.
+	holderContinuations []probe
 }
 
 // nonHolders are the callers without the blueprint profile: anonymous,
@@ -51,6 +54,15 @@ func newAccessFixture(t *testing.T) *accessFixture {
 	f.blueprintWords = treeOnlyWords(t, f.site, "blueprint")
 	if len(f.blueprintWords) < 3 {
 		t.Fatalf("the sample's blueprint tree holds %d words no other tree holds; the tests need 3", len(f.blueprintWords))
+	}
+	cat, _ := mustCall(t, f.gated.base, tokenHolder, "list_context", map[string]any{})
+	f.holderContinuations = append(f.holderContinuations, probe{"list_context", map[string]any{"offset": 1, "stamp": cat.Stamp}})
+	for _, q := range []string{"publishing", f.blueprintWords[0]} {
+		a, _ := mustCall(t, f.gated.base, tokenHolder, "read_documentation", map[string]any{"query": q, "limit": 20})
+		if a.NextOffset == nil {
+			t.Fatalf("the holder's search for %q fits 20 code points; the test needs a continuation", q)
+		}
+		f.holderContinuations = append(f.holderContinuations, probe{"read_documentation", map[string]any{"query": q, "limit": 20, "offset": *a.NextOffset, "stamp": a.Stamp}})
 	}
 	return f
 }
@@ -126,10 +138,14 @@ func (f *accessFixture) probes(holderStamp string, holderNext int) []probe {
 		// Stamps and continuations grant nothing: the holder's paging
 		// continued by a non-holder, and the gated page's stamp given with
 		// a visible page's continuation.
+		{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200}},
 		{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200, "offset": holderNext, "stamp": holderStamp}},
 		{"read_documentation", map[string]any{"tree": "blueprint", "page": "limits", "limit": 200, "offset": holderNext, "stamp": holderStamp}},
 		{"read_documentation", map[string]any{"page": "/cloud/reference/http/", "limit": 200, "offset": holderNext, "stamp": holderStamp}},
 		{"read_context", map[string]any{"id": "docs:blueprint", "limit": 200, "offset": holderNext, "stamp": holderStamp}},
+	}
+	for _, hc := range f.holderContinuations {
+		ps = append(ps, probe{hc.action, hc.body})
 	}
 	for _, q := range append([]string{"publishing", "limits", "blueprint", "version", "stamp offset", "zzqx nowhere"}, f.blueprintWords...) {
 		ps = append(ps,
@@ -319,6 +335,11 @@ func TestAccessMCPMatchesAServerWithoutTheTree(t *testing.T) {
 			}
 			if !strings.Contains(g["resources/list"], `"tzctx://context/overview"`) || !strings.Contains(g["tools/call list_context {}"], `"entries"`) {
 				t.Fatalf("the session lists no overview resource, or its list_context call answered no entries: %.300s", g["tools/call list_context {}"])
+			}
+			first := g["tools/call "+probe{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200}}.String()]
+			cont := g["tools/call "+probe{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200, "offset": next, "stamp": stamp}}.String()]
+			if first == "" || first != cont {
+				t.Errorf("the holder's continuation is answered %s, a first read %s", cont, first)
 			}
 			held := strings.ReplaceAll(g["resources/read tzctx://docs/blueprint/page/limits"], "limits", "X")
 			missing := strings.ReplaceAll(g["resources/read tzctx://docs/blueprint/page/no-such-page"], "no-such-page", "X")
