@@ -29,6 +29,8 @@ import (
 type accessFixture struct {
 	site           string
 	gated, oracle  *server
+	gData, oData   string // their data directories
+	cfg            string // their configuration file
 	blueprintWords []string // words blueprint's pages hold and no other tree's
 	// holderContinuations are the holder's catalog and search stamps
 	// sent with an offset, as a non-holder might replay them.
@@ -49,6 +51,7 @@ func newAccessFixture(t *testing.T) *accessFixture {
 	gData, oData := filepath.Join(t.TempDir(), "gated"), filepath.Join(t.TempDir(), "oracle")
 	cli(t, gData, "ingest", f.site, "--version", "acc-1", "--activate")
 	cli(t, oData, "ingest", "--tree", "cloud="+filepath.Join(f.site, "cloud"), "--tree", "tzdocs="+filepath.Join(f.site, "tzdocs"), "--version", "acc-1", "--activate")
+	f.gData, f.oData, f.cfg = gData, oData, cfg
 	f.gated = startServe(t, gData, cfg, "127.0.0.1:0")
 	f.oracle = startServe(t, oData, cfg, "127.0.0.1:0")
 	f.blueprintWords = treeOnlyWords(t, f.site, "blueprint")
@@ -311,7 +314,8 @@ var gatedURIs = []string{
 	"tzctx://docs/blueprint/outline", "tzctx://docs/nosuch/outline",
 }
 
-// TestAccessMCPMatchesAServerWithoutTheTree: over MCP streamable HTTP, a
+// TestAccessMCPMatchesAServerWithoutTheTree: over MCP streamable HTTP
+// (a server's /mcp) and stdio (a `tzctx mcp` process), a
 // caller without the profile is shown exactly what a server without the
 // gated tree shows it: tools/list, resources/list, resources/templates/list,
 // prompts/list and each prompt, every probe as a tools/call, and the
@@ -325,16 +329,24 @@ func TestAccessMCPMatchesAServerWithoutTheTree(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := mcpView(t, mcpSession(t, f.gated.base, c.token), ps, gatedURIs)
 			o := mcpView(t, mcpSession(t, f.oracle.base, c.token), ps, gatedURIs)
-			for _, k := range sortedKeys(g) {
-				if g[k] != o[k] {
-					t.Errorf("%s: the gated server shows %.400s\nthe server without the tree %.400s", k, g[k], o[k])
+			gs := mcpView(t, stdioSession(t, f.gData, f.cfg, c.token), ps, gatedURIs)
+			compare := func(what string, g, o map[string]string) {
+				t.Helper()
+				for _, k := range sortedKeys(g) {
+					if g[k] != o[k] {
+						t.Errorf("%s: %s: the gated data shows %.400s\nthe data without the tree %.400s", what, k, g[k], o[k])
+					}
+				}
+				if len(g) != len(o) {
+					t.Errorf("%s: the gated data shows %d things, the data without the tree %d", what, len(g), len(o))
 				}
 			}
-			if len(g) != len(o) {
-				t.Errorf("the gated server shows %d things, the server without the tree %d", len(g), len(o))
-			}
-			if !strings.Contains(g["resources/list"], `"tzctx://context/overview"`) || !strings.Contains(g["tools/call list_context {}"], `"entries"`) {
-				t.Fatalf("the session lists no overview resource, or its list_context call answered no entries: %.300s", g["tools/call list_context {}"])
+			compare("/mcp", g, o)
+			compare("tzctx mcp", gs, mcpView(t, stdioSession(t, f.oData, f.cfg, c.token), ps, gatedURIs))
+			for _, v := range []map[string]string{g, gs} {
+				if !strings.Contains(v["resources/list"], `"tzctx://context/overview"`) || !strings.Contains(v["tools/call list_context {}"], `"entries"`) {
+					t.Fatalf("the session lists no overview resource, or its list_context call answered no entries: %.300s", v["tools/call list_context {}"])
+				}
 			}
 			first := g["tools/call "+probe{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200}}.String()]
 			cont := g["tools/call "+probe{"read_documentation", map[string]any{"page": "/blueprint/limits/", "limit": 200, "offset": next, "stamp": stamp}}.String()]
@@ -346,7 +358,7 @@ func TestAccessMCPMatchesAServerWithoutTheTree(t *testing.T) {
 			if held != missing {
 				t.Errorf("a gated page's resource read %s differs from a missing page's %s", held, missing)
 			}
-			t.Logf("%d MCP answers compared", len(g))
+			t.Logf("%d MCP answers compared on each transport", len(g))
 		})
 	}
 	h := mcpView(t, mcpSession(t, f.gated.base, tokenHolder), nil, gatedURIs[:1])

@@ -428,3 +428,25 @@ func listening() transport.StreamableHTTPCOption {
 	//lint:ignore SA1019 the GET stream is what clients of 2025-11-25 listen on
 	return transport.WithContinuousListening()
 }
+
+// stdioSession starts `tzctx --data dataDir mcp --config cfg` as the
+// caller of token ("" for none) and initializes an MCP client of it,
+// closed at the test's end.
+func stdioSession(t testing.TB, dataDir, cfg, token string) *client.Client {
+	t.Helper()
+	env := []string{"TZCTX_DATA=", "TZCTX_TOKEN=" + token}
+	c, err := client.NewStdioMCPClient(tzctxBin(t), env, "--data", dataDir, "mcp", "--config", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-soak", Version: "1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize tzctx mcp: %v", err)
+	}
+	return c
+}
