@@ -174,7 +174,8 @@ func (f *accessFixture) holderPaging(t *testing.T) (string, int) {
 // refusal a caller without the profile gets (the catalog paged to its end
 // and each entry it lists, searches, refusals naming the gated tree, its
 // pages and entries, and the holder's stamps and offsets) is byte for
-// byte the answer of a server where the gated tree does not exist. The
+// byte the answer of a server where the gated tree does not exist, as POST
+// and as GET. The
 // holder's answers differ, so the comparison can fail.
 func TestAccessHTTPMatchesAServerWithoutTheTree(t *testing.T) {
 	f := newAccessFixture(t)
@@ -209,6 +210,27 @@ func TestAccessHTTPMatchesAServerWithoutTheTree(t *testing.T) {
 				if gs != ost || string(graw) != string(oraw) {
 					t.Errorf("%v: the gated server answers %d %.300s\nthe server without the tree %d %.300s", p, gs, graw, ost, oraw)
 				}
+			}
+			// The same reads as GET requests, members as query parameters.
+			answered := 0
+			for _, p := range ps {
+				if p.action == "list_context" {
+					continue
+				}
+				gs, graw, gerr := callGET(f.gated.base, c.token, p.action, p.body)
+				ost, oraw, oerr := callGET(f.oracle.base, c.token, p.action, p.body)
+				if gerr != nil || oerr != nil {
+					t.Fatalf("GET %v: %v, %v", p, gerr, oerr)
+				}
+				if gs != ost || string(graw) != string(oraw) {
+					t.Errorf("GET %v: the gated server answers %d %.300s\nthe server without the tree %d %.300s", p, gs, graw, ost, oraw)
+				}
+				if gs == http.StatusOK {
+					answered++
+				}
+			}
+			if answered < len(ps)/2 {
+				t.Errorf("%d of %d GET requests answered 200; the comparison needs answers, not only refusals", answered, len(ps))
 			}
 			// A page the gated tree holds and one it lacks are refused
 			// alike; so are the holder's continuation and a first read.

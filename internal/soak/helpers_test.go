@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,6 +230,29 @@ func call(base, token, action string, body any) (int, []byte, error) {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw, err
+}
+
+// callGET is call as a GET request, the body's members as query
+// parameters.
+func callGET(base, token, action string, body map[string]any) (int, []byte, error) {
+	q := url.Values{}
+	for k, v := range body {
+		q.Set(k, fmt.Sprint(v))
+	}
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/actions/"+action+"?"+q.Encode(), nil)
+	if err != nil {
+		return 0, nil, err
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
