@@ -144,7 +144,9 @@ func TestSoak(t *testing.T) {
 	}
 	slices.Sort(routes)
 	routes = slices.Compact(routes)
-	vocab := sortedKeys(words)
+	// The search benchmarks' fixed query set joins them: rare and
+	// one-character words, misses and rule codes.
+	vocab := append(sortedKeys(words), testkit.SearchQueries...)
 	if len(routes) < 10 || len(vocab) < 20 {
 		t.Fatalf("the sample site gave %d routes and %d words; the soak needs more", len(routes), len(vocab))
 	}
