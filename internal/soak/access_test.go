@@ -662,3 +662,117 @@ func waitForTrue(timeout time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+// TestAccessSearchTimingLargeHiddenTree measures whether a tree-less
+// search's latency tells a caller without the profile how much hidden
+// content holds its words: the gated tree is a synthetic one of 2000
+// pages, the server without it serves the same visible trees, and the
+// same searches for words only the hidden tree holds (in many of its pages
+// and in about a hundred) alternate between the two. The
+// answers must be identical; the latencies are logged with their KS D,
+// and asserted only loosely (see "Soak and access tests" in the choices).
+func TestAccessSearchTimingLargeHiddenTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: ingesting a 2000-page hidden tree takes a while")
+	}
+	tzctxBin(t)
+	site := testkit.SampleSite(t)
+	hidden := filepath.Join(t.TempDir(), "hidden")
+	if err := testkit.WriteSynthSite(hidden, 2000, 7); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "1h")
+	gData, oData := filepath.Join(t.TempDir(), "gated"), filepath.Join(t.TempDir(), "oracle")
+	visible := []string{"--tree", "cloud=" + filepath.Join(site, "cloud"), "--tree", "tzdocs=" + filepath.Join(site, "tzdocs")}
+	cli(t, gData, append(append([]string{"ingest"}, visible...), "--tree", "blueprint="+hidden, "--version", "big-1", "--activate")...)
+	cli(t, oData, append(append([]string{"ingest"}, visible...), "--version", "big-1", "--activate")...)
+	gated := startServe(t, gData, cfg, "127.0.0.1:0")
+	oracle := startServe(t, oData, cfg, "127.0.0.1:0")
+
+	// Words of the hidden tree that no visible tree holds, most pages
+	// first.
+	pagesWith := map[string]int{}
+	_ = filepath.WalkDir(hidden, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".mdx") {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(string(b)), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			if len(w) >= 5 && !seen[w] {
+				seen[w] = true
+				pagesWith[w]++
+			}
+		}
+		return nil
+	})
+	visibleText := strings.ToLower(treeText(t, filepath.Join(site, "cloud")) + treeText(t, filepath.Join(site, "tzdocs")))
+	var words []string
+	for _, w := range sortedKeys(pagesWith) {
+		if !strings.Contains(visibleText, w) {
+			words = append(words, w)
+		}
+	}
+	slices.SortStableFunc(words, func(a, b string) int { return pagesWith[b] - pagesWith[a] })
+	if len(words) < 4 {
+		t.Fatalf("the hidden tree holds %d words the visible trees lack; the test needs 4", len(words))
+	}
+	// Two words of the most pages, whose n-grams' postings the version
+	// keeps as bit sets, and two of about a hundred pages, whose n-grams'
+	// posting lists are read from the index.
+	mid := slices.IndexFunc(words, func(w string) bool { return pagesWith[w] <= 100 })
+	if mid < 2 || mid+2 > len(words) {
+		t.Fatalf("the hidden tree's words do not span the page counts the test needs")
+	}
+	words = []string{words[0], words[1], words[mid], words[mid+1]}
+	for _, w := range words {
+		a, _ := mustCall(t, gated.base, tokenHolder, "read_documentation", map[string]any{"query": w})
+		t.Logf("hidden word %q: in %d hidden pages; the holder's search totals %d code points", w, pagesWith[w], a.Total)
+	}
+	n := 1500
+	var dg, do []time.Duration
+	for i := 0; i < 2*n; i++ {
+		body := map[string]any{"query": words[(i/2)%len(words)]}
+		base := gated.base
+		if i%2 == 1 {
+			base = oracle.base
+		}
+		start := time.Now()
+		_, raw, err := call(base, "", "read_documentation", body)
+		d := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, err := decode(raw); err != nil || a.Error != nil || a.Total != 0 {
+			t.Fatalf("search %v: %s", body, raw)
+		}
+		if i%2 == 0 {
+			dg = append(dg, d)
+		} else {
+			do = append(do, d)
+		}
+	}
+	sg, so := sortedCopy(dg), sortedCopy(do)
+	d := ksStatistic(dg, do)
+	t.Logf("hidden-only words searched with / without a 2000-page hidden tree, %d each: median %v / %v, p90 %v / %v, p99 %v / %v; KS D %.3f (5%% critical value %.3f)",
+		n, quantile(sg, 0.5), quantile(so, 0.5), quantile(sg, 0.9), quantile(so, 0.9), quantile(sg, 0.99), quantile(so, 0.99), d, 1.36*math.Sqrt(2/float64(n)))
+	if d > 0.3 {
+		t.Errorf("KS D %.3f: a search's latency tells whether hidden pages hold its words", d)
+	}
+}
+
+// treeText is the text of every file below dir.
+func treeText(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		c, _ := os.ReadFile(p)
+		b.Write(c)
+		b.WriteByte('\n')
+		return nil
+	})
+	return b.String()
+}
