@@ -29,8 +29,8 @@ import (
 type accessFixture struct {
 	site           string
 	gated, oracle  *server
-	gData, oData   string // their data directories
-	cfg            string // their configuration file
+	gData, oData   string   // their data directories
+	cfg            string   // their configuration file
 	blueprintWords []string // words blueprint's pages hold and no other tree's
 	// holderContinuations are the holder's catalog and search stamps
 	// sent with an offset, as a non-holder might replay them.
