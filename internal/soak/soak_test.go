@@ -2,6 +2,8 @@ package soak_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -158,6 +161,13 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("soak: %v (warm-up %v), %d routes, %d search words", dur, warm, len(routes), len(vocab))
 
+	idle, err := sampleGrowth(srv.base, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		t.Logf("load average at the start: %s", strings.TrimSpace(string(b)))
+	}
 	ty := newTally()
 	var activationsStarted, activationsDone atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
@@ -247,6 +257,7 @@ func TestSoak(t *testing.T) {
 	// text read afresh has another stamp: an activation changed it.
 	page := func(ctx context.Context, rd reader, transport, kind, tool string, req map[string]any) {
 		off, stamp := 0, ""
+		var text strings.Builder
 		for i := 0; i < 1000 && ctx.Err() == nil; i++ {
 			args := maps(req)
 			if off > 0 {
@@ -274,7 +285,14 @@ func TestSoak(t *testing.T) {
 				ty.fail("%s %s %v: offset %d stamp %s, want %d %s", transport, kind, args, a.Offset, a.Stamp, off, stamp)
 				return
 			}
+			text.WriteString(a.Text)
 			if a.NextOffset == nil {
+				// A text's stamp is the SHA-256 of the whole text: the
+				// chunks joined must be it, whatever was activated meanwhile.
+				sum := sha256.Sum256([]byte(text.String()))
+				if tool != "list_context" && (hex.EncodeToString(sum[:]) != a.Stamp || utf8.RuneCountInString(text.String()) != a.Total) {
+					ty.fail("%s %s %v: the chunks joined are not the text the stamp and total name", transport, kind, req)
+				}
 				return
 			}
 			off, stamp = *a.NextOffset, a.Stamp
@@ -384,7 +402,7 @@ func TestSoak(t *testing.T) {
 		first, sampleErr = sampleGrowth(srv.base, pid)
 	})
 	time.Sleep(time.Until(start.Add(dur - 2*time.Second)))
-	last, err := sampleGrowth(srv.base, pid)
+	last, err = sampleGrowth(srv.base, pid)
 	cancel()
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -432,8 +450,27 @@ func TestSoak(t *testing.T) {
 	if last.heapInuse > 2*first.heapInuse+8<<20 {
 		t.Errorf("the server's heap in use grew from %.1f to %.1f MiB", first.heapInuse/(1<<20), last.heapInuse/(1<<20))
 	}
+	// Once the clients are gone, the server's goroutines return to what
+	// they were before the load: nothing a session or an activation
+	// started outlives it.
 	for _, c := range sessions {
 		_ = c.Close()
+	}
+	httpClient.CloseIdleConnections()
+	var after growth
+	settled := false
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && !settled; {
+		if after, err = sampleGrowth(srv.base, pid); err != nil {
+			t.Fatal(err)
+		}
+		settled = after.goroutines <= idle.goroutines+5 && after.fds <= idle.fds+5
+	}
+	t.Logf("idle before the load: goroutines %.0f, open fds %.0f; after it: %.0f, %.0f", idle.goroutines, idle.fds, after.goroutines, after.fds)
+	if !settled {
+		t.Errorf("after the load the server holds %.0f goroutines and %.0f fds, before it %.0f and %.0f", after.goroutines, after.fds, idle.goroutines, idle.fds)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		t.Logf("load average at the end: %s", strings.TrimSpace(string(b)))
 	}
 	srv.stop(t)
 }
