@@ -154,16 +154,18 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	var metricsSrv *http.Server
 	var metricsLn net.Listener
 	if fe.meter != nil {
-		metrics := accessLogged(fe.meter.Handler(), log)
+		metrics := fe.meter.Handler()
 		if cfg.MetricsAddr == "" {
-			mux.Handle("/metrics", metricsGuard(metrics, fe.resolver))
+			// The access log is outside the guard, so a refused scrape is
+			// logged (method, path, status 403) as an answered one is.
+			mux.Handle("/metrics", accessLogged(metricsGuard(metrics, fe.resolver), log))
 		} else {
 			if metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 				ln.Close()
 				return fmt.Errorf("metrics_addr: %w", err)
 			}
 			mmux := http.NewServeMux()
-			mmux.Handle("/metrics", metrics)
+			mmux.Handle("/metrics", accessLogged(metrics, log))
 			metricsSrv = newHTTPServer(cfg, mmux)
 		}
 	}
