@@ -41,6 +41,8 @@ type config struct {
 	// its own listen address instead of the server's.
 	Metrics     *bool  `json:"metrics"`
 	MetricsAddr string `json:"metrics_addr"`
+	// Console serves the web console at /console/ unless false.
+	Console *bool `json:"console"`
 	// MCPAllowedOrigins are the browser origins /mcp serves beside
 	// loopback ones; a request with any other Origin header is refused.
 	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
@@ -107,6 +109,9 @@ func defaultConfig() config {
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 	}
 }
+
+// consoleOn reports whether the web console is served at /console/.
+func (c config) consoleOn() bool { return c.Console == nil || *c.Console }
 
 // metricsOn reports whether /metrics is served.
 func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }

@@ -19,6 +19,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/console"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/follow"
 	"github.com/turnzerocloud/tzctx/internal/metering"
@@ -138,6 +139,13 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			s := follower.Status()
 			return metering.FollowStatus{Up: s.Fault == nil && !s.LastSuccess.IsZero(), LastSuccess: s.LastSuccess, Failures: s.Failures, Taken: s.Taken}
 		})
+	}
+	// The console's static files are served beside the API, outside its
+	// middleware; with console off, /console/ is the API's unknown path.
+	if cfg.consoleOn() {
+		ch := accessLogged(console.Handler(), log)
+		mux.Handle(console.Prefix, ch)
+		mux.Handle(strings.TrimSuffix(console.Prefix, "/"), ch)
 	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
