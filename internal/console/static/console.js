@@ -132,6 +132,10 @@ function short(stamp) {
 
 const main = () => document.getElementById('main');
 
+// generation counts the views shown; a view's work that finishes after
+// another view replaced it adds nothing to the page.
+let generation = 0;
+
 // view replaces the main landmark's content with a view whose heading
 // takes the focus, so a keyboard user lands on it.
 function view(title, ...children) {
@@ -139,7 +143,7 @@ function view(title, ...children) {
   main().replaceChildren(h, ...children);
   document.title = title + ' · tzctx console';
   h.focus({ preventScroll: false });
-  return h;
+  return ++generation;
 }
 
 // Memory of the views; nothing here is stored anywhere.
@@ -183,18 +187,24 @@ async function readableTrees() {
 
 async function showCatalog() {
   const status = el('p', { role: 'status', id: 'catalog-status' }, 'Reading the catalog…');
-  view('Catalog', el('p', {}, 'The list_context answer for this credential, a page at a time as the API pages it. Total and stamp per entry come from a one-code-point read of it.'), status);
+  const gen = view('Catalog', el('p', {}, 'The list_context answer for this credential, a page at a time as the API pages it. Total and stamp per entry come from a one-code-point read of it.'), status);
   const c = memory.catalog;
   let a;
   try {
     a = await call('list_context', c.offset > 0 ? { offset: c.offset, stamp: c.stamp } : {});
   } catch (err) {
+    if (gen !== generation) {
+      return;
+    }
     if (err.code === 'context_changed') {
       memory.catalog = { offset: 0, stamp: null, back: [] };
       status.replaceWith(errorBox(err, el('button', { type: 'button', onclick: () => showCatalog() }, 'Restart from the first page')));
       return;
     }
     status.replaceWith(errorBox(err));
+    return;
+  }
+  if (gen !== generation) {
     return;
   }
   c.stamp = a.stamp;
@@ -564,12 +574,15 @@ function ms(seconds) {
 
 async function showOperator() {
   const status = el('p', { role: 'status', id: 'operator-status' }, 'Asking admin_status…');
-  view('Operator', el('p', {}, 'admin_status and admin_activate, for an admin credential alone, and the call metrics from /metrics.'), status);
+  const gen = view('Operator', el('p', {}, 'admin_status and admin_activate, for an admin credential alone, and the call metrics from /metrics.'), status);
   let st;
   try {
     st = await adminStatus(50);
   } catch (err) {
     status.replaceWith(errorBox(err));
+    return;
+  }
+  if (gen !== generation) {
     return;
   }
   if (st === null) {
