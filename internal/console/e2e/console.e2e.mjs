@@ -217,6 +217,11 @@ try {
     }
     check(new Set(items.map((i) => i.score)).size > 1, 'every result scores the same: the order is not exercised');
     log(`scores in the server's order: ${items.map((i) => i.score).join(' ')}`);
+    if (readmeShot) {
+      await page.locator('ol.results > li').first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: readmeShot, fullPage: false });
+      log(`wrote ${readmeShot}`);
+    }
     // A one-word search over one tree, the scores again in order.
     await page.getByLabel('Tree').selectOption('cloud');
     await page.getByRole('searchbox', { name: 'Words' }).fill('Errors');
@@ -238,10 +243,6 @@ try {
     check(words === 'ctx-07', `the rule code is scored as ${words}, want its bare code lower-cased`);
     await shot(page, 'search');
     await audit(page, 'search');
-    if (readmeShot) {
-      await page.screenshot({ path: readmeShot, fullPage: false });
-      log(`wrote ${readmeShot}`);
-    }
   });
 
   await run('follow a result to its page', async () => {
