@@ -109,6 +109,9 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		return err
 	}
 	defer closeFrontEnds(fe, log)
+	if err := registerOperator(fe, cfg, st, dataDir, log); err != nil {
+		return err
+	}
 	d := fe.dispatcher
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
