@@ -565,6 +565,13 @@ function perAction(samples) {
   return [...acts.values()].sort((x, y) => x.action.localeCompare(y.action));
 }
 
+// treeCounts describes one tree of a version; code points are counted
+// for the served version alone.
+function treeCounts(t) {
+  const cp = t.code_points === null || t.code_points === undefined ? '' : `, ${t.code_points} code points`;
+  return `${t.tree}: ${t.pages} pages${cp}`;
+}
+
 function ms(seconds) {
   if (seconds === null || seconds === undefined || !isFinite(seconds)) {
     return seconds === Infinity ? 'over the last bucket' : '';
@@ -591,7 +598,7 @@ async function showOperator() {
     return;
   }
   document.getElementById('nav-operator').hidden = false;
-  status.textContent = `Active version: ${st.active ?? 'none'}; served version: ${st.served ?? 'none'}.`;
+  status.textContent = `Active version: ${st.active ?? 'none'}; served version: ${st.served ?? 'none'}.` + (st.fault ? ` Fault: ${st.fault}` : '');
   const dialog = el('dialog', { id: 'confirm', 'aria-labelledby': 'confirm-title' });
   const result = el('div', { id: 'activate-result', role: 'status' });
   const ask = (name) => {
@@ -624,25 +631,32 @@ async function showOperator() {
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Version'), el('th', { scope: 'col' }, 'State'), el('th', { scope: 'col' }, 'Created'), el('th', { scope: 'col' }, 'Trees (pages, code points)'), el('th', { scope: 'col' }, 'Action'))),
     el('tbody', {}, st.versions.map((v) => el('tr', { class: v.active ? 'active' : '', 'data-version': v.name },
       el('th', { scope: 'row' }, el('code', {}, v.name)),
-      el('td', {}, [v.active ? 'active' : '', v.served ? 'served' : ''].filter(Boolean).join(', ') || '—'),
+      el('td', {}, [v.active ? 'active' : '', v.served ? 'served' : '', v.damaged ? 'damaged' : ''].filter(Boolean).join(', ') || '—'),
       el('td', {}, v.created || ''),
-      el('td', {}, (v.trees || []).map((t) => `${t.tree}: ${t.pages} pages, ${t.code_points} code points`).join('; ')),
+      el('td', {}, (v.trees || []).map(treeCounts).join('; ')),
       el('td', {}, v.active ? 'active' : el('button', { type: 'button', onclick: () => ask(v.name) }, `Activate ${v.name}`))))));
   const served = st.versions.find((v) => v.served);
   const counts = served
-    ? el('ul', { class: 'counts', 'aria-label': 'Served version counts' }, (served.trees || []).map((t) => el('li', {}, `${t.tree}: ${t.pages} pages, ${t.code_points} code points`)))
+    ? el('ul', { class: 'counts', 'aria-label': 'Served version counts' }, (served.trees || []).map((t) => el('li', {}, treeCounts(t))))
     : el('p', {}, 'No version is served.');
-  const cols = ['time', 'action', 'transport', 'subject', 'code', 'status', 'account', 'application', 'version', 'code_points', 'duration_us'];
+  // A record's duration is us (microseconds); duration_us is the name
+  // the interface first agreed.
+  const cols = ['time', 'action', 'transport', 'subject', 'code', 'status', 'account', 'application', 'version', 'code_points', 'us'];
+  const cell = (r, c) => {
+    const v = c === 'us' ? r.us ?? r.duration_us : r[c];
+    return v === undefined || v === null ? '' : String(v);
+  };
+  const recs = st.records || [];
   const records = el('table', { class: 'records' },
-    el('caption', {}, `The last ${st.records.length} call records, newest first (records never hold query words)`),
+    el('caption', {}, `The last ${recs.length} call records, newest first (records never hold query words)`),
     el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
-    el('tbody', {}, st.records.map((r) => el('tr', {}, cols.map((c) => el('td', {}, r[c] === undefined || r[c] === null ? '' : String(r[c])))))));
+    el('tbody', {}, recs.map((r) => el('tr', {}, cols.map((c) => el('td', {}, cell(r, c)))))));
   const metricsBox = el('div', { id: 'metrics' }, el('p', {}, 'Reading /metrics…'));
   main().append(
     el('section', { 'aria-labelledby': 'h-versions' }, el('h2', { id: 'h-versions' }, 'Versions'), el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Versions, scrollable' }, versions), result,
       el('h3', {}, `Served version ${served ? served.name : ''}`), counts),
     el('section', { 'aria-labelledby': 'h-metrics' }, el('h2', { id: 'h-metrics' }, 'Calls per action'), metricsBox),
-    el('section', { 'aria-labelledby': 'h-records' }, el('h2', { id: 'h-records' }, 'Records'), el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Records, scrollable' }, records)),
+    el('section', { 'aria-labelledby': 'h-records' }, el('h2', { id: 'h-records' }, 'Records'), st.records_note ? el('p', {}, st.records_note) : null, el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Records, scrollable' }, records)),
     dialog);
   try {
     const resp = await fetch('/metrics', { headers: authHeaders(), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
