@@ -85,6 +85,10 @@ function watch(page, label) {
         failures.push(`${label}: the ${who} token is in a request URL: ${u.replace(t, '<token>')}`);
       }
     }
+    // The words searched below: a search is a POST body, never a URL.
+    if (/stamp(%20|\+| )offset|CTX-07|Errors/i.test(decodeURIComponent(u))) {
+      failures.push(`${label}: query words in a request URL: ${u}`);
+    }
     if (!u.startsWith(base + '/')) {
       failures.push(`${label}: a request left the server's origin: ${u}`);
     }
