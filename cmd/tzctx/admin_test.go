@@ -289,6 +289,24 @@ func TestAdminRefusals(t *testing.T) {
 		t.Errorf("X-Tzctx-Console: true: %d %s %v, want 403", code, raw, err)
 	}
 
+	// No other site's page may send the header: the API answers a CORS
+	// preflight with no grant.
+	pre, err := http.NewRequest(http.MethodOptions, srv.base+"/api/v1/actions/admin_activate", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre.Header.Set("Origin", "https://elsewhere.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "authorization, content-type, x-tzctx-console")
+	resp, err := httpClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("a CORS preflight from another origin is granted: %d %v", resp.StatusCode, resp.Header)
+	}
+
 	// Every refusal is recorded, in order, with the caller's credential.
 	out := mustCLI(t, s.dataDir, "records", "--json").stdout
 	var recs []map[string]any
