@@ -36,7 +36,9 @@ var _ Versions = (*fakeVersions)(nil)
 func (f *fakeVersions) List() ([]store.Meta, error)   { return f.metas, nil }
 func (f *fakeVersions) Unreadable() ([]string, error) { return f.unreadable, nil }
 func (f *fakeVersions) ActiveName() (string, error)   { return f.active, nil }
-func (f *fakeVersions) Health() store.Health          { return store.Health{Active: f.active, Serving: f.serving} }
+func (f *fakeVersions) Health() store.Health {
+	return store.Health{Active: f.active, Serving: f.serving}
+}
 func (f *fakeVersions) Acquire() (*store.Version, error) {
 	return nil, store.ErrNoVersion
 }
