@@ -289,6 +289,39 @@ func TestAdminRefusals(t *testing.T) {
 		t.Errorf("X-Tzctx-Console: true: %d %s %v, want 403", code, raw, err)
 	}
 
+	// The refusals are counted per action and outcome, as the console's
+	// metrics panel reads them.
+	_, metrics := scrape(t, srv.base+"/metrics")
+	for _, want := range []string{
+		`tzctx_calls_total{account="anonymous",action="admin_activate",application="",outcome="unauthenticated",transport="http"} 1`,
+		`tzctx_calls_total{account="acme",action="admin_activate",application="docs-agent",outcome="invalid_request",transport="http"} 1`,
+		`tzctx_calls_total{account="ops",action="admin_activate",application="console",outcome="context_not_found",transport="http"} 1`,
+		`tzctx_calls_total{account="ops",action="admin_activate",application="console",outcome="context_unavailable",transport="http"} 1`,
+		`tzctx_call_duration_seconds_count{action="admin_status"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(metrics, "admin_"))
+		}
+	}
+
+	// No other site's page may send the header: the API answers a CORS
+	// preflight with no grant.
+	pre, err := http.NewRequest(http.MethodOptions, srv.base+"/api/v1/actions/admin_activate", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre.Header.Set("Origin", "https://elsewhere.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "authorization, content-type, x-tzctx-console")
+	resp, err := httpClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Access-Control-Allow-Headers") != "" {
+		t.Errorf("a CORS preflight from another origin is granted: %d %v", resp.StatusCode, resp.Header)
+	}
+
 	// Every refusal is recorded, in order, with the caller's credential.
 	out := mustCLI(t, s.dataDir, "records", "--json").stdout
 	var recs []map[string]any

@@ -434,14 +434,16 @@ func (a *Action) validate(args map[string]any) error {
 // front end that must answer a schema violation before the call is
 // dispatched (MCP's -32602 up to protocol version 2025-06-18, A-26). It
 // returns nil where Call would go on to the handler, and where the action
-// is unknown, leaving that to Call; nil args are no members, as in Call. A
-// violation is
+// is unknown or an admin action (whose caller Call checks first), leaving
+// that to Call; nil args are no members, as in Call. A violation is
 // recorded as Call records it, with the subject the arguments give and
 // the caller's credential subject where the credential resolves, and its
 // error wraps ErrSchema.
 func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any) error {
 	a := d.actions[name]
-	if a == nil {
+	if a == nil || a.Access == schemas.AccessAdmin {
+		// An admin action's caller is checked before its arguments, by
+		// Call.
 		return nil
 	}
 	if args == nil {
