@@ -33,6 +33,16 @@ bench:
 	$(GO) run ./internal/benchreport/main -in bin/bench.out -out BENCHMARKS.md -command "$(BENCH_CMD)"
 	@exit $$(cat bin/bench.rc)
 
+# The README's screenshot, docs/console.png, written by the console's
+# browser tests (TestConsoleE2E: Debian's chromium at /usr/bin/chromium,
+# and npm ci in internal/console/e2e) from the search view.
+.PHONY: screenshot
+screenshot:
+	@mkdir -p docs
+	rm -f docs/console.png
+	TZCTX_README_SHOT=$(CURDIR)/docs/console.png $(GO) test -count=1 -run '^TestConsoleE2E$$' ./cmd/tzctx/
+	@test -s docs/console.png || { echo "docs/console.png was not written: the browser tests skipped (run go test -v -run TestConsoleE2E ./cmd/tzctx/ to see why)"; exit 1; }
+
 # The container image (Containerfile): a static binary built here, copied
 # with the host's CA bundle into an empty base. buildah builds it with no
 # daemon and no registry, in throwaway storage (IMAGE_STORE, default a

@@ -207,6 +207,8 @@ func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
 // credential, with the refusal of a malformed Authorization header.
 func callContext(r *http.Request) (context.Context, error) {
 	ctx := dispatch.WithTransport(r.Context(), dispatch.TransportHTTP)
+	// The admin actions need the console header, which a form cannot send.
+	ctx = dispatch.WithConsoleHeader(ctx, r.Header.Get(dispatch.ConsoleHeader) == dispatch.ConsoleHeaderValue)
 	bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
 	if err != nil {
 		return ctx, err

@@ -11,6 +11,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Catalog holds the catalog's shared entries, the skills among them;
@@ -89,6 +90,11 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithRecovery(),
 	)
 	for _, a := range d.Actions() {
+		if a.Access == schemas.AccessAdmin {
+			// The operator actions are HTTP alone: an agent is offered
+			// no tool it cannot call.
+			continue
+		}
 		tool, handle, err := ActionTool(d, a)
 		if err != nil {
 			return nil, err

@@ -26,7 +26,14 @@ const (
 	IndexFile       = "served_context.json"
 	EnumerationFile = "actions.json"
 	PayloadsFile    = "action_payloads.json"
+	// OperatorFile holds this build's operator actions: actions of its
+	// own, outside the platform contract's enumeration.
+	OperatorFile = "operator_actions.json"
 )
+
+// AccessAdmin is the access of an action that answers admin credentials
+// alone: the operator actions of OperatorFile.
+const AccessAdmin = "admin"
 
 // ErrUnknownAction is the error, in the chain of Contract.Action's, of an
 // action the enumeration or the wire shapes lack.
@@ -84,6 +91,7 @@ type Contract struct {
 	enumeration []Entry
 	defs        map[string]json.RawMessage
 	payloads    map[string]payload
+	operator    []Action
 }
 
 // payload is one action of action_payloads.json, its shapes kept raw so
@@ -131,7 +139,50 @@ func Parse(fsys fs.FS) (*Contract, error) {
 		}
 		seen[e.Name] = true
 	}
-	return &Contract{version: shapes.ContractVersion, limits: index.Limits, enumeration: enum.Actions, defs: shapes.Defs, payloads: shapes.Actions}, nil
+	operator, err := parseOperator(fsys, seen)
+	if err != nil {
+		return nil, err
+	}
+	return &Contract{version: shapes.ContractVersion, limits: index.Limits, enumeration: enum.Actions, defs: shapes.Defs, payloads: shapes.Actions, operator: operator}, nil
+}
+
+// parseOperator reads the operator actions of OperatorFile, none where
+// fsys lacks the file. Each must be of AccessAdmin, named apart from the
+// enumeration's actions (seen) and self-contained (no $ref).
+func parseOperator(fsys fs.FS, seen map[string]bool) ([]Action, error) {
+	raw, err := fs.ReadFile(fsys, OperatorFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Actions []json.RawMessage `json:"actions"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", OperatorFile, err)
+	}
+	var out []Action
+	for i, r := range doc.Actions {
+		var a Action
+		if err := json.Unmarshal(r, &a); err != nil {
+			return nil, fmt.Errorf("%s: action %d: %w", OperatorFile, i, err)
+		}
+		switch {
+		case a.Name == "" || seen[a.Name]:
+			return nil, fmt.Errorf("%s: action name %q is empty or repeated", OperatorFile, a.Name)
+		case a.Access != AccessAdmin:
+			return nil, fmt.Errorf("%s: action %s: access must be %q", OperatorFile, a.Name, AccessAdmin)
+		case a.Request == nil || a.Response == nil:
+			return nil, fmt.Errorf("%s: action %s: a request and a response schema are required", OperatorFile, a.Name)
+		case len(refs(a.Request)) > 0 || len(refs(a.Response)) > 0:
+			return nil, fmt.Errorf("%s: action %s: its schemas must hold no $ref", OperatorFile, a.Name)
+		}
+		seen[a.Name] = true
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // Version returns the contract version of the wire shapes.
@@ -140,8 +191,19 @@ func (c *Contract) Version() int { return c.version }
 // Limits returns the bounds of served_context.json.
 func (c *Contract) Limits() Limits { return c.limits }
 
-// Enumeration returns the actions of actions.json in enumeration order.
+// Enumeration returns the actions of actions.json in enumeration order:
+// the platform contract's, without this build's operator actions.
 func (c *Contract) Enumeration() []Entry { return append([]Entry(nil), c.enumeration...) }
+
+// Operator returns the entries of this build's operator actions
+// (OperatorFile), in the file's order.
+func (c *Contract) Operator() []Entry {
+	var out []Entry
+	for _, a := range c.operator {
+		out = append(out, a.Entry)
+	}
+	return out
+}
 
 // Action returns the named action as the contract defines it. Its error
 // wraps ErrUnknownAction and names the file that lacks the action.
@@ -154,6 +216,11 @@ func (c *Contract) Action(name string) (Action, error) {
 		}
 	}
 	if !found {
+		for _, o := range c.operator {
+			if o.Name == name {
+				return o.copy()
+			}
+		}
 		return Action{}, fmt.Errorf("%w: %s enumerates no action %q", ErrUnknownAction, EnumerationFile, name)
 	}
 	p, ok := c.payloads[name]
@@ -169,6 +236,23 @@ func (c *Contract) Action(name string) (Action, error) {
 		return Action{}, fmt.Errorf("%s: action %s: response: %w", PayloadsFile, name, err)
 	}
 	return a, nil
+}
+
+// copy returns a deep copy of an operator action, its schemas maps of the
+// caller's own.
+func (a Action) copy() (Action, error) {
+	out := a
+	for _, m := range []*map[string]any{&out.Request, &out.Response} {
+		raw, err := json.Marshal(*m)
+		if err != nil {
+			return Action{}, err
+		}
+		*m = nil
+		if err := json.Unmarshal(raw, m); err != nil {
+			return Action{}, err
+		}
+	}
+	return out, nil
 }
 
 // document decodes one shape and adds, under $defs, the shared shapes it

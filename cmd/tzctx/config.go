@@ -42,6 +42,8 @@ type config struct {
 	// its own listen address instead of the server's.
 	Metrics     *bool  `json:"metrics"`
 	MetricsAddr string `json:"metrics_addr"`
+	// Console serves the web console at /console/ unless false.
+	Console *bool `json:"console"`
 	// MCPAllowedOrigins are the browser origins /mcp serves beside
 	// loopback ones; a request with any other Origin header is refused.
 	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
@@ -163,6 +165,9 @@ func defaultConfig() config {
 		QueueWait:      duration(100 * time.Millisecond),
 	}
 }
+
+// consoleOn reports whether the web console is served at /console/.
+func (c config) consoleOn() bool { return c.Console == nil || *c.Console }
 
 // metricsOn reports whether /metrics is served.
 func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }

@@ -19,6 +19,7 @@ import (
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/console"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/follow"
 	"github.com/turnzerocloud/tzctx/internal/metering"
@@ -108,6 +109,9 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		return err
 	}
 	defer closeFrontEnds(fe, log)
+	if err := registerOperator(fe, cfg, st, dataDir, log); err != nil {
+		return err
+	}
 	d := fe.dispatcher
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
@@ -144,6 +148,13 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		})
 	}
 	mux.Handle("/api/v1/actions/", guarded(guard, apiSurface, e))
+	// The console's static files are served beside the API, outside its
+	// middleware; with console off, /console/ is the API's unknown path.
+	if cfg.consoleOn() {
+		ch := accessLogged(console.Handler(), log)
+		mux.Handle(console.Prefix, ch)
+		mux.Handle(strings.TrimSuffix(console.Prefix, "/"), ch)
+	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
 	srv := newHTTPServer(cfg, oneWrite(mux))

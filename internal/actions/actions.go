@@ -42,7 +42,8 @@ var _ Registry = (*dispatch.Dispatcher)(nil)
 
 // listable returns, for the caller of ctx, whether an action is
 // registered and its access lets the caller list it: an anonymous
-// action to anyone, any other to a signed-in caller.
+// action to anyone, an admin action to an admin caller alone, any other
+// to a signed-in caller.
 func listable(ctx context.Context, reg Registry) query.Listable {
 	id := tzctx.IdentityFrom(ctx)
 	return func(name string) bool {
@@ -53,6 +54,12 @@ func listable(ctx context.Context, reg Registry) query.Listable {
 		if a == nil {
 			return false
 		}
-		return a.Access == "anonymous" || !id.Anonymous()
+		switch a.Access {
+		case "anonymous":
+			return true
+		case schemas.AccessAdmin:
+			return id.Admin
+		}
+		return !id.Anonymous()
 	}
 }

@@ -326,6 +326,14 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		}
 		return a.RefusedSubject(args)
 	}
+	if a.Access == schemas.AccessAdmin {
+		// Checked on every call, ahead of the arguments: a caller that
+		// may not call the action learns nothing of them.
+		if err := admitAdmin(ctx, id); err != nil {
+			rec.Subject = refusedSubject()
+			return nil, err
+		}
+	}
 	if err := a.validate(args); err != nil {
 		rec.Subject = refusedSubject()
 		return nil, err
@@ -340,6 +348,40 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		return nil, err
 	}
 	return result, nil
+}
+
+type consoleHeaderKey struct{}
+
+// ConsoleHeader is the request header an admin action needs, with the
+// value ConsoleHeaderValue: an HTML form cannot send it, so a page of
+// another site cannot make an admin's browser call the action (CSRF).
+const (
+	ConsoleHeader      = "X-Tzctx-Console"
+	ConsoleHeaderValue = "1"
+)
+
+// WithConsoleHeader returns a context saying whether the request carried
+// ConsoleHeader with ConsoleHeaderValue; an HTTP front end sets it from
+// the request's headers. A context without it carried none.
+func WithConsoleHeader(ctx context.Context, present bool) context.Context {
+	return context.WithValue(ctx, consoleHeaderKey{}, present)
+}
+
+// admitAdmin refuses an admin action's call unless its caller holds an
+// admin credential and the request carried ConsoleHeader: no credential
+// is unauthenticated (401), a credential that is not admin or a request
+// without the header invalid_request with status 403.
+func admitAdmin(ctx context.Context, id tzctx.Identity) error {
+	switch {
+	case id.Anonymous():
+		return tzctx.Errorf(tzctx.Unauthenticated, "this action needs an admin credential; send one as \"Authorization: Bearer <credential>\" (tzctx token new --admin makes one)")
+	case !id.Admin:
+		return &tzctx.Error{Code: tzctx.InvalidRequest, Status: 403, Detail: "this action needs an admin credential"}
+	}
+	if present, _ := ctx.Value(consoleHeaderKey{}).(bool); !present {
+		return &tzctx.Error{Code: tzctx.InvalidRequest, Status: 403, Detail: "this action needs the request header " + ConsoleHeader + ": " + ConsoleHeaderValue + ", which guards it against cross-site requests; send it with the call"}
+	}
+	return nil
 }
 
 // Bearer reads the credential of an Authorization header: none is "" (an
@@ -392,14 +434,16 @@ func (a *Action) validate(args map[string]any) error {
 // front end that must answer a schema violation before the call is
 // dispatched (MCP's -32602 up to protocol version 2025-06-18, A-26). It
 // returns nil where Call would go on to the handler, and where the action
-// is unknown, leaving that to Call; nil args are no members, as in Call. A
-// violation is
+// is unknown or an admin action (whose caller Call checks first), leaving
+// that to Call; nil args are no members, as in Call. A violation is
 // recorded as Call records it, with the subject the arguments give and
 // the caller's credential subject where the credential resolves, and its
 // error wraps ErrSchema.
 func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any) error {
 	a := d.actions[name]
-	if a == nil {
+	if a == nil || a.Access == schemas.AccessAdmin {
+		// An admin action's caller is checked before its arguments, by
+		// Call.
 		return nil
 	}
 	if args == nil {
@@ -482,10 +526,14 @@ func quoteBounded(s string) string {
 	return EchoedName(s)
 }
 
+// names are the names of the registered actions a refusal may offer any
+// caller: the admin actions are left out.
 func (d *Dispatcher) names() []string {
 	var out []string
 	for _, a := range d.Actions() {
-		out = append(out, a.Name)
+		if a.Access != schemas.AccessAdmin {
+			out = append(out, a.Name)
+		}
 	}
 	return out
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/turnzerocloud/tzctx/internal/actions"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// registerOperator registers the operator actions (admin_status,
+// admin_activate) on the server's dispatcher, over its store, its call
+// records and the location it follows. Only serve has them: they are
+// HTTP actions, and MCP offers no tool of them. An activation switches
+// the server at once, as its watcher would at its next tick, and tells
+// MCP clients the lists changed.
+func registerOperator(fe *frontEnds, cfg config, st *store.Store, dataDir string, log *slog.Logger) error {
+	op := &actions.Operator{
+		Versions: st,
+		Follow:   cfg.Follow.URL,
+		Refresh: func(ctx context.Context) error {
+			switched, err := st.Refresh(ctx)
+			if err != nil {
+				return err
+			}
+			if switched {
+				log.Info("serving version", "version", st.Health().Serving)
+				fe.mcp.ListsChanged()
+			}
+			return nil
+		},
+	}
+	switch {
+	case cfg.Records.embedded():
+		op.Records = filepath.Join(dataDir, "records")
+	case cfg.Records.PostgresURL != "":
+		op.RecordsNote = "records.embedded is false: this server's call records go to PostgreSQL alone; read them with 'tzctx records --from-postgres --config FILE'"
+	default:
+		op.RecordsNote = "records.embedded is false and records.postgres_url is unset: this server keeps no call records"
+	}
+	for _, a := range []*dispatch.Action{actions.AdminStatus(op), actions.AdminActivate(op)} {
+		if err := fe.dispatcher.Register(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
