@@ -62,8 +62,12 @@ func (op *Operator) activate(ctx context.Context, name string) (*Activation, err
 	}
 	if prev != name {
 		if err := op.Versions.Activate(ctx, name); err != nil {
+			var de *store.DamagedError
+			if errors.As(err, &de) {
+				return nil, tzctx.Errorf(tzctx.ContextUnavailable, "not activated, and the active version is unchanged: %s", de.Error())
+			}
 			if errors.Is(err, store.ErrDamaged) {
-				return nil, tzctx.Errorf(tzctx.ContextUnavailable, "version %q is damaged (%v), so it is not activated and the active version is unchanged; run 'tzctx verify %s', then import it again or activate another", name, err, name)
+				return nil, tzctx.Errorf(tzctx.ContextUnavailable, "version %q is damaged, so it is not activated and the active version is unchanged; run 'tzctx verify %s', then import it again or activate another", name, name)
 			}
 			if ctx.Err() != nil {
 				return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the activation of version %q was cut short, and the active version is unchanged; try again", name)
