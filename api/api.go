@@ -27,7 +27,6 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/jsonwire"
-	"github.com/turnzerocloud/tzctx/internal/strictjson"
 )
 
 // Dispatcher is what the HTTP front end needs of the dispatcher.
@@ -243,8 +242,8 @@ func bodyArgs(body io.Reader, tooLarge *tzctx.Error) (map[string]any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return map[string]any{}, nil
 	}
-	if err := strictjson.Check(raw); err != nil {
-		return nil, bodyFault(err)
+	if err := dispatch.StrictArgs(raw, "the request body"); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -257,36 +256,6 @@ func bodyArgs(body io.Reader, tooLarge *tzctx.Error) (map[string]any, error) {
 		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body must be a JSON object")
 	}
 	return m, nil
-}
-
-// bodyFault is the refusal of what strictjson found in a body. It names
-// members by their path (dispatch.EchoedPath), never a value.
-func bodyFault(err error) error {
-	var f *strictjson.Fault
-	if !errors.As(err, &f) {
-		return tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
-	}
-	where := "the request body"
-	if len(f.Path) > 0 {
-		where = "member " + dispatch.EchoedPath(f.Path)
-	}
-	switch f.Kind {
-	case strictjson.Trailing:
-		return tzctx.Errorf(tzctx.InvalidRequest, "the request body holds more than one JSON value; send one JSON object")
-	case strictjson.Duplicate:
-		return tzctx.Errorf(tzctx.InvalidRequest, "member %s is given more than once; give each member once", dispatch.EchoedPath(f.Path))
-	case strictjson.BadString:
-		return tzctx.Errorf(tzctx.InvalidRequest, "%s is not valid UTF-8 (an invalid byte or a lone surrogate escape); send text as UTF-8", where)
-	case strictjson.BadName:
-		in := "in the request body"
-		if len(f.Path) > 0 {
-			in = "in member " + dispatch.EchoedPath(f.Path)
-		}
-		return tzctx.Errorf(tzctx.InvalidRequest, "a member name %s is not valid UTF-8 (an invalid byte or a lone surrogate escape); send names as UTF-8", in)
-	case strictjson.TooDeep:
-		return tzctx.Errorf(tzctx.InvalidRequest, "the request body is nested too deep; send one JSON object of the action's members")
-	}
-	return tzctx.Errorf(tzctx.InvalidRequest, "the request body is not valid JSON; send one JSON object")
 }
 
 // canonical reports whether s is a canonical unsigned decimal,

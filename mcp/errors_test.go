@@ -103,6 +103,11 @@ var violations = []struct {
 	{`{"tree":"cloud","colour":"red"}`, "unknown member colour", "pat"},
 	{`{"query":"` + strings.Repeat("q", 161) + `"}`, "member query is 161 characters long", "pat"},
 	{`[1,2]`, "the arguments must be a JSON object", "pat"},
+	// Refused as HTTP refuses such a body, not read as the last value or
+	// as U+FFFD by encoding/json.
+	{`{"tree":"nope","tree":"cloud"}`, "member tree is given more than once", "pat"},
+	{`{"tree":"cloud","x":{"a":1,"a":2}}`, "member x/a is given more than once", "pat"},
+	{`{"query":"\ud800 lonely"}`, "member query is not valid UTF-8", "pat"},
 }
 
 // TestSchemaViolationsFollowTheProtocolVersion (A-26): up to 2025-06-18
@@ -138,7 +143,15 @@ func TestSchemaViolationsFollowTheProtocolVersion(t *testing.T) {
 				t.Errorf("%s %s: records %+v, want one invalid_request of read_documentation by %q", version, v.args, recs, v.credential)
 			}
 		}
-		_, m, _ := s.post(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud","offset":5}}}`)
+		// Raw bytes that are not UTF-8 are refused too: mcp-go's
+		// transport refuses the message as not valid JSON (-32700)
+		// before it reaches a tool.
+		_, m, _ := s.post("{\"jsonrpc\":\"2.0\",\"id\":98,\"method\":\"tools/call\",\"params\":{\"name\":\"read_documentation\",\"arguments\":{\"query\":\"a\xff\xfeb\"}}}")
+		var raw toolResult
+		if len(m["error"]) == 0 && (json.Unmarshal(m["result"], &raw) != nil || !raw.IsError) {
+			t.Errorf("%s: arguments holding bytes FF FE answered %s, want a refusal", version, m["result"])
+		}
+		_, m, _ = s.post(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud","offset":5}}}`)
 		var r toolResult
 		if err := json.Unmarshal(m["result"], &r); err != nil || !r.IsError || !strings.Contains(string(r.StructuredContent), `"code":"invalid_request"`) {
 			t.Errorf("%s: a handler refusal answered %s %s, want isError with the envelope", version, m["error"], m["result"])

@@ -122,10 +122,16 @@ func arguments(req mcpgo.CallToolRequest) (map[string]any, error) {
 }
 
 // decodeArgs decodes a JSON object of arguments with json.Number
-// numbers; null is no members.
+// numbers; null is no members. As HTTP refuses such a body, it refuses
+// arguments that give a member twice or hold text that is not valid
+// UTF-8 (a lone surrogate escape included), which encoding/json would
+// read as the last value or as U+FFFD.
 func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		return nil, nil
+	}
+	if err := dispatch.StrictArgs(raw, "the arguments"); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
