@@ -27,6 +27,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/jsonwire"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Dispatcher is what the HTTP front end needs of the dispatcher.
@@ -143,6 +144,12 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			return nil
 		}
 		a := d.Action(c.Param("name"))
+		if a != nil && a.Access == schemas.AccessAdmin {
+			// An operator action changes what is served: it answers
+			// POST alone, never a URL a link or an image can fetch.
+			refuseMethod(c, d, a.Name)
+			return nil
+		}
 		args, err := queryArgs(c.Request().URL.RawQuery, a)
 		if err != nil {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
@@ -157,6 +164,12 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 // other than GET and POST.
 func refuseMethod(c echo.Context, d Dispatcher, name string) {
 	ctx, _ := callContext(c.Request())
+	if a := d.Action(name); a != nil && a.Access == schemas.AccessAdmin {
+		c.Response().Header().Set(echo.HeaderAllow, "POST")
+		writeError(c, d.Refuse(ctx, name, &tzctx.Error{Code: tzctx.InvalidRequest, Status: http.StatusMethodNotAllowed,
+			Detail: "an operator action answers POST with a JSON object body alone, not " + methodName(c.Request().Method)}))
+		return
+	}
 	c.Response().Header().Set(echo.HeaderAllow, "GET, POST")
 	writeError(c, d.Refuse(ctx, name, &tzctx.Error{Code: tzctx.InvalidRequest, Status: http.StatusMethodNotAllowed,
 		Detail: "an action answers POST with a JSON object body or GET with query parameters, not " + methodName(c.Request().Method)}))

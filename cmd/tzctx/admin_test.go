@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -334,8 +335,13 @@ func TestAdminRefusals(t *testing.T) {
 			recs = append(recs, r)
 		}
 	}
-	if len(recs) != len(cases)+2 {
-		t.Fatalf("%d admin records, want %d:\n%s", len(recs), len(cases)+2, out)
+	// The cases, the two header refusals, and the preflight, which is
+	// refused 405 as any method but POST is on an operator action.
+	if len(recs) != len(cases)+3 {
+		t.Fatalf("%d admin records, want %d:\n%s", len(recs), len(cases)+3, out)
+	}
+	if last := recs[len(recs)-1]; last["action"] != "admin_activate" || last["status"] != float64(http.StatusMethodNotAllowed) {
+		t.Errorf("the preflight's record: %v, want a 405 of admin_activate", last)
 	}
 	for i, c := range cases {
 		r := recs[i]
@@ -521,5 +527,38 @@ func TestAdminStatusWithoutEmbeddedRecords(t *testing.T) {
 	}
 	if st["active"] != "a-1" {
 		t.Errorf("active %v, want a-1", st["active"])
+	}
+}
+
+// TestAdminActionsAnswerPOSTAlone: an operator action is never run by a
+// GET (a URL a link or an image can fetch) or any method but POST, even
+// with an admin credential and the console header; the refusal is 405
+// with Allow: POST, changes nothing and is recorded.
+func TestAdminActionsAnswerPOSTAlone(t *testing.T) {
+	s, cfg := newAdminSetup(t)
+	srv := startServer(t, s.dataDir, cfg)
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodHead} {
+		req, err := http.NewRequest(m, srv.base+"/api/v1/actions/admin_activate?version=b-2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+s.admin)
+		req.Header.Set("X-Tzctx-Console", "1")
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s admin_activate: %d Allow %q %s, want 405 with Allow: POST", m, resp.StatusCode, resp.Header.Get("Allow"), body)
+		}
+		if got := activeName(t, s.dataDir); got != "a-1" {
+			t.Fatalf("%s admin_activate: ACTIVE names %q, want a-1 unchanged", m, got)
+		}
+	}
+	out := mustCLI(t, s.dataDir, "records", "--json").stdout
+	if n := strings.Count(out, `"action":"admin_activate"`); n != 3 {
+		t.Errorf("%d records of admin_activate, want the 3 refusals:\n%s", n, out)
 	}
 }
