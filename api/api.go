@@ -447,7 +447,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 					if p == http.ErrAbortHandler {
 						panic(p)
 					}
-					log.Error("request panicked", "path", c.Request().URL.Path, "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
+					log.Error("request panicked", "path", dispatch.LoggedPath(c.Request().URL.Path), "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
 					writeError(c, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again"))
 					err = nil
 				}
@@ -468,7 +468,7 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			log.LogAttrs(context.Background(), slog.LevelInfo, "http",
-				slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path),
+				slog.String("method", c.Request().Method), slog.String("path", dispatch.LoggedPath(c.Request().URL.Path)),
 				slog.Int("status", c.Response().Status), slog.Int64("ms", time.Since(start).Milliseconds()))
 			return nil
 		}

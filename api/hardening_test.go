@@ -291,6 +291,10 @@ func TestRefusalsHoldNoValues(t *testing.T) {
 	// purpose (bounded); the words of a query never are.
 	st, raw := post("read_everything", `{"query":"`+secret+`"}`)
 	add("POST unknown action", st, raw)
+	// A path is logged step by step as EchoedName bounds a name, so
+	// words sent as an action's name reach no log line.
+	st, raw = post("what%20"+secret+"%20said", `{}`)
+	add("POST an action named by words", st, raw)
 	st, raw = post("read_documentation", big)
 	add("POST over the bound", st, raw)
 	st, raw = chunked(big)

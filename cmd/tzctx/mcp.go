@@ -131,6 +131,10 @@ Activations are picked up without restart, as tzctx serve picks them up.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// A client may close the process's stderr (mcp-go's does as
+			// a session ends); a log line written then must fail, not
+			// kill the process with SIGPIPE before it closes its records.
+			signal.Ignore(syscall.SIGPIPE)
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			return serveStdio(ctx, g.dataDir(), cfg, token, cmd.InOrStdin(), cmd.OutOrStdout(), log)
 		},
@@ -181,7 +185,7 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
-		log.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds())
+		log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", sw.status, "ms", time.Since(start).Milliseconds())
 	})
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -343,5 +345,62 @@ func TestStartupUnderASecond(t *testing.T) {
 	}
 	if d := best(mcpTimes); d >= time.Second {
 		t.Errorf("tzctx mcp took %v at best to answer initialize, want under 1 s", d)
+	}
+}
+
+// TestMCPSurvivesAClosedStderr: a client that closes the process's
+// stderr (as mcp-go's does at the end of a session) leaves its log lines
+// nowhere to go; the session still answers and ends with status 0, not
+// killed by SIGPIPE at its first log line.
+func TestMCPSurvivesAClosedStderr(t *testing.T) {
+	bin := buildBinary(t)
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--activate")
+	cmd := exec.Command(bin, "--data", dataDir, "mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r.Close() // nothing reads the child's stderr from here on
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud","query":"` + privateWords + `"}}}`,
+	}
+	for _, l := range lines {
+		if _, err := io.WriteString(stdin, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	answered := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"id":2`) {
+			answered = true
+			break
+		}
+	}
+	stdin.Close()
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	if !answered {
+		t.Errorf("the search was not answered; the process ended: %v", err)
+	}
+	if err != nil {
+		t.Errorf("tzctx mcp with its stderr closed ended: %v, want status 0", err)
 	}
 }

@@ -63,3 +63,18 @@ func TestSchemaDetailsBounded(t *testing.T) {
 		t.Errorf("Call of a long name = %.300v", err)
 	}
 }
+
+func TestLoggedPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/api/v1/actions/read_documentation": "/api/v1/actions/read_documentation",
+		"/healthz":                           "/healthz",
+		"/console/":                          "/console/",
+		"/api/v1/actions/" + strings.Repeat("w", 41): "/api/v1/actions/(a name of 41 bytes)",
+		"/api/v1/actions/secret words":               "/api/v1/actions/(a name of 12 bytes)",
+		"/x/" + strings.Repeat("é", 3) + "/y":        "/x/(a name of 6 bytes)/y",
+	} {
+		if got := LoggedPath(in); got != want {
+			t.Errorf("LoggedPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
