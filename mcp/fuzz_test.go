@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +72,7 @@ func FuzzStdioMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":19,"method":"tools/call"`,
 		`"just a string"`,
 		`{}`,
+		`{"id":0,"method":""}`,
 	} {
 		for v := range fuzzVersions {
 			f.Add([]byte(s), uint8(v))
@@ -209,6 +212,133 @@ func FuzzStdioMessage(f *testing.F) {
 		}
 		if parseErrors < wantParse {
 			t.Fatalf("%d lines are not JSON, %d parse errors answered:\n%s", wantParse, parseErrors, out.Bytes())
+		}
+	})
+}
+
+// postMCP POSTs body to the fixture's /mcp in session sid ("" for none)
+// and answers the status and the JSON-RPC messages of the answer, read
+// from a JSON body or from an event stream's data lines.
+func postMCP(t *testing.T, fx *fixture, sid, version string, body []byte) (int, http.Header, []rpcMessage) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, fx.base+"/mcp", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payloads [][]byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range bytes.Split(raw, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+				payloads = append(payloads, bytes.TrimSpace(d))
+			}
+		}
+	} else if len(bytes.TrimSpace(raw)) > 0 {
+		payloads = append(payloads, raw)
+	}
+	var out []rpcMessage
+	for _, p := range payloads {
+		var m rpcMessage
+		if err := json.Unmarshal(p, &m); err != nil || m.JSONRPC != "2.0" {
+			t.Fatalf("POST /mcp answered %d with %q, not a JSON-RPC 2.0 message", resp.StatusCode, p)
+		}
+		out = append(out, m)
+	}
+	return resp.StatusCode, resp.Header, out
+}
+
+// FuzzHTTPMessage POSTs a fuzzed body to /mcp in a fresh session at a
+// fuzzed protocol version. The server never answers 5xx; what it answers
+// is JSON-RPC 2.0, each response holding exactly one of result and error
+// (an error with a code and a message); a JSON request object with an id
+// and a method is answered with that id; a body that is not JSON is
+// refused with a parse error; and the session still answers a ping.
+func FuzzHTTPMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud","limit":50}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud","limit":0}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_context","arguments":{"id":"nope"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"tzctx://docs/cloud/outline"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[{"jsonrpc":"2.0","id":6,"method":"ping"},{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`,
+		`{"jsonrpc":"2.0","id":8,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		`not json`,
+		``,
+	} {
+		for v := range fuzzVersions {
+			f.Add([]byte(s), uint8(v))
+		}
+	}
+	fx := newFixture(f)
+	f.Fuzz(func(t *testing.T, body []byte, version uint8) {
+		v := fuzzVersions[int(version)%len(fuzzVersions)]
+		status, h, msgs := postMCP(t, fx, "", "", []byte(`{"jsonrpc":"2.0","id":"fuzz-init","method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}`))
+		sid := h.Get("Mcp-Session-Id")
+		if status != http.StatusOK || sid == "" || len(msgs) != 1 || msgs[0].Error != nil {
+			t.Fatalf("initialize answered %d, session %q, %+v", status, sid, msgs)
+		}
+		defer func() {
+			req, _ := http.NewRequest(http.MethodDelete, fx.base+"/mcp", nil)
+			req.Header.Set("Mcp-Session-Id", sid)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		status, _, msgs = postMCP(t, fx, sid, v, body)
+		if status >= 500 {
+			t.Fatalf("POST /mcp of %q answered %d", body, status)
+		}
+		for _, m := range msgs {
+			if m.Method != "" && m.ID == nil {
+				continue
+			}
+			hasResult := len(m.Result) > 0 && string(m.Result) != "null"
+			if hasResult == (m.Error != nil) || (m.Error != nil && (m.Error.Code == nil || m.Error.Message == nil)) {
+				t.Fatalf("response %+v is not a JSON-RPC result or error", m)
+			}
+		}
+		var req struct {
+			ID     any     `json:"id"`
+			Method *string `json:"method"`
+		}
+		switch {
+		case !json.Valid(body):
+			if len(msgs) != 1 || msgs[0].Error == nil || *msgs[0].Error.Code != mcpgo.PARSE_ERROR {
+				t.Fatalf("a body that is not JSON answered %d with %+v, not a parse error", status, msgs)
+			}
+		case json.Unmarshal(body, &req) == nil && req.Method != nil && *req.Method != "":
+			// mcp-go reads a message with an empty method and an id as a
+			// client's response and accepts it (202) unanswered.
+			switch req.ID.(type) {
+			case string, float64: // the ids JSON-RPC allows, null aside
+				want, _ := json.Marshal(req.ID)
+				found := false
+				for _, m := range msgs {
+					var got bytes.Buffer
+					_ = json.Compact(&got, m.ID)
+					found = found || got.String() == string(want)
+				}
+				if !found {
+					t.Fatalf("request %q answered %d without a response of its id: %+v", body, status, msgs)
+				}
+			}
+		}
+		status, _, msgs = postMCP(t, fx, sid, v, []byte(`{"jsonrpc":"2.0","id":"fuzz-ping","method":"ping"}`))
+		if status != http.StatusOK || len(msgs) != 1 || msgs[0].Error != nil {
+			t.Fatalf("after %q the session answered a ping %d with %+v", body, status, msgs)
 		}
 	})
 }
