@@ -5,7 +5,7 @@ ADDR    ?= 127.0.0.1:8080
 DATA    ?= ./tzctx-data
 CORPORA ?= $(abspath ../shared/corpora)
 
-.PHONY: build run test bench lint fmt clean image fuzz
+.PHONY: build run test bench lint fmt clean image
 
 build:
 	$(GO) build -o $(BIN) ./cmd/tzctx
@@ -23,6 +23,7 @@ test:
 # target's time and executions and a summary, and on a failure names and
 # prints the crasher under testdata/fuzz/FuzzName/ and exits 1.
 FUZZTIME ?= 30s
+.PHONY: fuzz
 fuzz:
 	GO=$(GO) TZCTX_CORPORA=$(CORPORA) ./.ci/fuzz $(FUZZTIME)
 
