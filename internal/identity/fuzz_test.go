@@ -128,10 +128,11 @@ func claimsOK(payload []byte, now time.Time, strict bool) bool {
 }
 
 // plainHeader reports whether a JWS header is {"alg":"ES256"} with at
-// most a typ and the key ID k1 beside it: a header go-jose must accept.
+// most a typ and the key ID k1 beside it, canonically encoded: a header
+// go-jose must accept.
 func plainHeader(seg string) bool {
 	raw, err := b64.DecodeString(seg)
-	if err != nil {
+	if err != nil || !canonical(seg) {
 		return false
 	}
 	var h map[string]any
@@ -154,6 +155,15 @@ func plainHeader(seg string) bool {
 		}
 	}
 	return true
+}
+
+// canonical reports whether seg is the one base64url encoding of what it
+// decodes to. A segment whose last character carries stray bits decodes
+// (Go's decoder ignores them) but signs a different string than go-jose
+// rebuilds from the decoded bytes, so its signature never verifies.
+func canonical(seg string) bool {
+	b, err := b64.DecodeString(seg)
+	return err == nil && b64.EncodeToString(b) == seg
 }
 
 // FuzzJWT resolves fuzzed bearer JWTs against a configured issuer whose
@@ -251,7 +261,7 @@ func FuzzJWT(f *testing.F) {
 					t.Fatalf("refusal %q echoes the token", te.Detail)
 				}
 			}
-			if resign && len(parts) == 3 && identity.IsJWT(token) && plainHeader(parts[0]) {
+			if resign && len(parts) == 3 && identity.IsJWT(token) && plainHeader(parts[0]) && canonical(parts[1]) {
 				if payload, derr := b64.DecodeString(parts[1]); derr == nil && claimsOK(payload, now, true) {
 					t.Fatalf("a token the key signed, with claims clear of every bound, is refused: %v\npayload %s", err, payload)
 				}
