@@ -32,6 +32,17 @@ type rpcMessage struct {
 	} `json:"error"`
 }
 
+// idKey is a JSON-RPC id in one spelling: its value as encoding/json
+// reads and writes it, so that "&" and "\u0026", or 1 and 1.0, match.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // contractCodes are the codes a refused tool call may carry; internal is
 // not among them, since a fuzzed message is never the server's fault.
 var contractCodes = []tzctx.Code{tzctx.InvalidRequest, tzctx.ContextNotFound, tzctx.ContextChanged, tzctx.ContextUnavailable, tzctx.Unauthenticated}
@@ -122,11 +133,7 @@ func FuzzStdioMessage(f *testing.F) {
 			if m.Error != nil && *m.Error.Code == mcpgo.PARSE_ERROR {
 				parseErrors++
 			}
-			var id bytes.Buffer
-			if m.ID != nil {
-				_ = json.Compact(&id, m.ID)
-			}
-			responses[id.String()] = append(responses[id.String()], m)
+			responses[idKey(m.ID)] = append(responses[idKey(m.ID)], m)
 		}
 		if r := responses[`"fuzz-sentinel"`]; len(r) != 1 || r[0].Error != nil {
 			t.Fatalf("the ping after the fuzzed message was answered %d times (%+v)", len(r), r)
@@ -154,12 +161,10 @@ func FuzzStdioMessage(f *testing.F) {
 			if json.Unmarshal(line, &req) != nil || req.Method == nil || len(req.ID) == 0 || string(req.ID) == "null" {
 				continue
 			}
-			var id bytes.Buffer
-			_ = json.Compact(&id, req.ID)
-			if s := id.String(); strings.HasPrefix(s, `"fuzz-`) {
+			if s := idKey(req.ID); strings.HasPrefix(s, `"fuzz-`) {
 				continue
 			}
-			rs := responses[id.String()]
+			rs := responses[idKey(req.ID)]
 			if len(rs) == 0 {
 				var idv any
 				if json.Unmarshal(req.ID, &idv) == nil {
@@ -327,9 +332,7 @@ func FuzzHTTPMessage(f *testing.F) {
 				want, _ := json.Marshal(req.ID)
 				found := false
 				for _, m := range msgs {
-					var got bytes.Buffer
-					_ = json.Compact(&got, m.ID)
-					found = found || got.String() == string(want)
+					found = found || idKey(m.ID) == string(want)
 				}
 				if !found {
 					t.Fatalf("request %q answered %d without a response of its id: %+v", body, status, msgs)
