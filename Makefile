@@ -18,6 +18,15 @@ test:
 	$(GO) vet ./...
 	TZCTX_CORPORA=$(CORPORA) $(GO) test -race -timeout 20m ./...
 
+# Fuzz every fuzz target of the module (discovered with go list and
+# go test -list) for FUZZTIME each, without -race; .ci/fuzz prints each
+# target's time and executions and a summary, and on a failure names and
+# prints the crasher under testdata/fuzz/FuzzName/ and exits 1.
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz:
+	GO=$(GO) TZCTX_CORPORA=$(CORPORA) ./.ci/fuzz $(FUZZTIME)
+
 # Benchmarks measure against a baseline in the same run and print ratios.
 # `make bench` runs them (-v, so that skips show with their reasons), keeps
 # their output in bin/bench.out, and then writes BENCHMARKS.md from it with

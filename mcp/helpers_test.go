@@ -96,7 +96,7 @@ type fixture struct {
 
 // newFixture serves the sample version; skills, where given, are the
 // catalog's.
-func newFixture(t *testing.T, skills ...catalog.Skill) *fixture {
+func newFixture(t testing.TB, skills ...catalog.Skill) *fixture {
 	t.Helper()
 	c, err := schemas.Load()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -299,6 +300,9 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 	if err := idt.Claims(&claims); err != nil {
 		return tzctx.Identity{}, refuse("holds claims that are not a JSON object; get a fresh token from the issuer")
 	}
+	if err := v.checkRegistered(claims, time.Now()); err != nil {
+		return tzctx.Identity{}, err
+	}
 	account, _ := claims[v.cfg.AccountClaim].(string)
 	if account == "" {
 		return tzctx.Identity{}, v.noAccount()
@@ -330,6 +334,37 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 		Application: app,
 		Profiles:    profiles,
 	}, nil
+}
+
+// checkRegistered holds the verified claims to iss, aud, exp and nbf
+// again, by their exact names. Claim names are case-sensitive (RFC 7519
+// section 4), but go-oidc decodes them into a struct, and encoding/json
+// matches struct members without regard to case: a token whose claims
+// are "ISS", "Aud" or "eXp" passed its checks, and {"aud":"other",
+// "Aud":"tzctx"} passed as meant for tzctx. The checks and refusals are
+// refusal's, read from the claims as signed.
+func (v *oidcVerifier) checkRegistered(c map[string]any, now time.Time) *tzctx.Error {
+	if iss, _ := c["iss"].(string); iss != v.cfg.Issuer {
+		return refuse("was not issued by %s (its iss differs); get a token from that issuer", v.cfg.Issuer)
+	}
+	aud, err := json.Marshal(c["aud"])
+	if err != nil || !audienceHas(aud, v.cfg.Audience) {
+		return refuse("is not meant for this server: its audience (aud) does not include %q; ask the issuer for a token for that audience", v.cfg.Audience)
+	}
+	exp, ok := c["exp"].(float64)
+	if !ok {
+		return refuse("has no expiry (exp); tzctx accepts only tokens that expire")
+	}
+	if numericTime(json.Number(strconv.FormatFloat(exp, 'f', -1, 64))).Before(now) {
+		return refuse("has expired; get a fresh token from the issuer")
+	}
+	if nbf, present := c["nbf"]; present {
+		n, ok := nbf.(float64)
+		if !ok || now.Add(nbfLeeway).Before(numericTime(json.Number(strconv.FormatFloat(n, 'f', -1, 64)))) {
+			return refuse("is not valid yet (its nbf is in the future); check the clocks of the issuer and this server")
+		}
+	}
+	return nil
 }
 
 // checkHeader refuses a JWT whose header does not name an accepted

@@ -478,3 +478,33 @@ func TestOIDCForgedKeyIDsFetchAtMostOnce(t *testing.T) {
 		t.Errorf("%d JWKS requests for 16 forged tokens, want the first and at most one more", n)
 	}
 }
+
+// TestOIDCClaimNamesAreCaseSensitive: iss, aud, exp and nbf are read by
+// their exact names (RFC 7519 section 4), not by encoding/json's
+// case-insensitive match of struct members, which let go-oidc pass a
+// token whose claims differ only in case (found by FuzzJWT).
+func TestOIDCClaimNamesAreCaseSensitive(t *testing.T) {
+	k := ecKey(t, "ec-1")
+	r := newResolver(t, newJWKS(t, k), nil, nil)
+	future := time.Now().Add(time.Hour).Unix()
+	tests := []struct {
+		name string
+		over map[string]any
+		want string
+	}{
+		{"ISS for iss", map[string]any{"iss": nil, "ISS": testIssuer}, "was not issued by"},
+		{"Aud for aud", map[string]any{"aud": nil, "Aud": testAudience}, "is not meant for this server"},
+		{"Aud beside another aud", map[string]any{"aud": "other", "Aud": testAudience}, "is not meant for this server"},
+		{"eXp for exp", map[string]any{"exp": nil, "eXp": future}, "has no expiry"},
+		{"NBF beside a future nbf", map[string]any{"nbf": time.Now().Add(time.Hour).Unix(), "NBF": 1}, "is not valid yet"},
+	}
+	for _, tt := range tests {
+		tok := sign(t, k, claims(tt.over))
+		id, err := r.Resolve(context.Background(), tok)
+		refused(t, tt.name, id, err, tok, tzctx.Unauthenticated, tt.want)
+	}
+	// The claims as signed still pass.
+	if _, err := r.Resolve(context.Background(), sign(t, k, claims(map[string]any{"Aud": "other", "ISS": "x"}))); err != nil {
+		t.Errorf("extra claims differing in case from registered ones: %v", err)
+	}
+}
