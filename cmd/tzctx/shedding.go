@@ -16,9 +16,10 @@ import (
 // counts none).
 func newGuard(cfg config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.Guard {
 	g := &shed.Guard{
-		Limiter:   shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait)),
-		BodyLimit: cfg.BodyLimitBytes,
-		Refuser:   d,
+		Limiter:       shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait)),
+		BodyLimit:     cfg.BodyLimitBytes,
+		Refuser:       d,
+		Authenticator: d,
 	}
 	if meter != nil {
 		g.Observer = meter

@@ -255,6 +255,10 @@ func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) 
 		return ctx, nil
 	}
 	bearer, _ := ctx.Value(credentialKey{}).(string)
+	if r, ok := ctx.Value(resolvedKey{}).(resolved); ok && r.bearer == bearer {
+		// Resolved already for this request (by the rate limiter).
+		return ctx, nil
+	}
 	id, err := d.resolver.Resolve(ctx, bearer)
 	if err != nil {
 		return ctx, err

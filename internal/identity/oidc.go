@@ -300,7 +300,7 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 	if err := idt.Claims(&claims); err != nil {
 		return tzctx.Identity{}, refuse("holds claims that are not a JSON object; get a fresh token from the issuer")
 	}
-	if err := v.checkRegistered(claims, time.Now()); err != nil {
+	if err := v.checkRegistered(claims, v.now()); err != nil {
 		return tzctx.Identity{}, err
 	}
 	account, _ := claims[v.cfg.AccountClaim].(string)

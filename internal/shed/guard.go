@@ -64,7 +64,22 @@ type Guard struct {
 	Observer Observer
 	// Refuser, where set, records the refusals.
 	Refuser Refuser
+	// Authenticator, where set, resolves a bearer credential before its
+	// bucket is chosen: only a credential that resolves has a bucket of
+	// its own; one that does not is limited with the anonymous calls of
+	// its address, so a flood of made-up credentials gets no fresh
+	// bucket per request. The resolved identity rides on the request's
+	// context, so the front end does not resolve it again.
+	Authenticator Authenticator
 }
+
+// Authenticator resolves the bearer credential a context carries
+// (dispatch.WithCredential); *dispatch.Dispatcher is one.
+type Authenticator interface {
+	Authenticate(ctx context.Context) (context.Context, error)
+}
+
+var _ Authenticator = (*dispatch.Dispatcher)(nil)
 
 // Surface is one front end a guard wraps.
 type Surface struct {
@@ -95,11 +110,22 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 			// caller is rate-limited as an anonymous one.
 			bearer = ""
 		}
-		if key, ok := g.key(bearer, r); ok {
+		known := bearer != ""
+		if known && g.Buckets != nil && g.Authenticator != nil {
+			ctx, err := g.Authenticator.Authenticate(dispatch.WithCredential(r.Context(), bearer))
+			if err == nil {
+				r = r.WithContext(ctx)
+			} else {
+				known = false
+			}
+		}
+		if key, ok := g.key(bearer, known, r); ok {
 			if allowed, retry := g.Buckets.Allow(key, time.Now()); !allowed {
 				secs := retrySeconds(retry)
 				var who string
 				switch {
+				case bearer != "" && !known:
+					who = "the rate limit of calls from this address with no credential this server knows, a"
 				case bearer == "" && g.anonymous() == PerAddress:
 					who = "the rate limit of anonymous calls from this address, a"
 				case bearer == "":
@@ -143,19 +169,22 @@ func (g *Guard) anonymous() string {
 	return g.Anonymous
 }
 
-// key is the bucket key of the caller: its credential's hash prefix, or
-// by the anonymous rule; ok false where the caller is not rate-limited.
-func (g *Guard) key(bearer string, r *http.Request) (string, bool) {
+// key is the bucket key of the caller: a known credential's hash prefix;
+// for a credential that does not resolve, its address, whatever the
+// anonymous rule; for an anonymous caller, by the anonymous rule. ok is
+// false where the caller is not rate-limited.
+func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 	if g.Buckets == nil {
 		return "", false
 	}
-	if bearer != "" {
+	switch {
+	case bearer != "" && known:
 		return "credential:" + dispatch.CredentialPrefix(bearer), true
-	}
-	switch g.anonymous() {
-	case Shared:
+	case bearer != "":
+		// Made up or expired: never a bucket of its own.
+	case g.anonymous() == Shared:
 		return "anonymous", true
-	case Unlimited:
+	case g.anonymous() == Unlimited:
 		return "", false
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

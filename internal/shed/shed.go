@@ -89,16 +89,20 @@ const DefaultMaxBuckets = 10000
 
 // Buckets are token buckets, one per key, of one rate and burst. At most
 // max are kept: a new key beyond the bound evicts the bucket used least
-// recently, which, once idle for burst/rate, is full and so no different
-// from a new one. A nil *Buckets allows every call.
+// recently where that bucket is full again (and so no different from a
+// new one); where it is not, no spent bucket is forgotten, and the new
+// key draws on one overflow bucket shared by every key that finds the
+// bound full, so churning keys cannot reset a caller's limit. A nil
+// *Buckets allows every call.
 type Buckets struct {
 	limit rate.Limit
 	burst int
 	max   int
 
-	mu  sync.Mutex
-	m   map[string]*list.Element
-	lru *list.List // of *bucket, most recently used first
+	mu       sync.Mutex
+	m        map[string]*list.Element
+	lru      *list.List // of *bucket, most recently used first
+	overflow *rate.Limiter
 }
 
 type bucket struct {
@@ -131,9 +135,15 @@ func (b *Buckets) Allow(key string, now time.Time) (ok bool, retry time.Duration
 	if e, found := b.m[key]; found {
 		b.lru.MoveToFront(e)
 		lim = e.Value.(*bucket).lim
+	} else if old := b.lru.Back(); b.lru.Len() >= b.max && old.Value.(*bucket).lim.TokensAt(now) < float64(b.burst) {
+		// The bound is reached and its least recent bucket is not yet
+		// full: keep it, and let the new key share the overflow bucket.
+		if b.overflow == nil {
+			b.overflow = rate.NewLimiter(b.limit, b.burst)
+		}
+		lim = b.overflow
 	} else {
 		if b.lru.Len() >= b.max {
-			old := b.lru.Back()
 			b.lru.Remove(old)
 			delete(b.m, old.Value.(*bucket).key)
 		}

@@ -52,7 +52,9 @@ func TestLimiterBoundsAndWaits(t *testing.T) {
 	if _, ok := short.Acquire(context.Background()); ok {
 		t.Fatal("took a slot never released")
 	}
-	t.Logf("a shed caller waited %v of a 30 ms wait", time.Since(start))
+	if waited := time.Since(start); waited < 25*time.Millisecond {
+		t.Errorf("a shed caller waited %v, want its wait of 30 ms first", waited)
+	}
 
 	var none *shed.Limiter
 	if _, ok := none.Acquire(context.Background()); !ok || none.Max() != 0 {
@@ -92,9 +94,27 @@ func TestBucketsAreBounded(t *testing.T) {
 	if b.Len() != 100 {
 		t.Fatalf("%d buckets kept, want the bound of 100", b.Len())
 	}
-	// The most recently used keys are the ones kept: key9999 is spent.
-	if ok, _ := b.Allow("key9999", now); ok {
-		t.Fatal("the most recent key's bucket was evicted")
+	// No spent bucket is forgotten to make room: key0's is kept, still
+	// spent, so churning keys cannot reset its limit.
+	if ok, _ := b.Allow("key0", now); ok {
+		t.Fatal("the spent bucket of key0 was evicted by new keys")
+	}
+	// The keys beyond the bound shared one overflow bucket, which key100
+	// spent.
+	if ok, _ := b.Allow("key5000", now); ok {
+		t.Fatal("a key beyond the bound got a bucket of its own while every kept one was spent")
+	}
+	// Once the least recent bucket is full again, a new key takes its
+	// place with a bucket of its own.
+	later := now.Add(2 * time.Second)
+	if ok, _ := b.Allow("fresh", later); !ok {
+		t.Fatal("a new key was refused once the least recent bucket had refilled")
+	}
+	if ok, _ := b.Allow("fresh", later); ok {
+		t.Fatal("the new key's own bucket of burst 1 gave two calls")
+	}
+	if b.Len() != 100 {
+		t.Fatalf("%d buckets kept, want the bound of 100", b.Len())
 	}
 }
 
@@ -321,5 +341,50 @@ func TestGuardPassesAnOverlongBodyOn(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/x", strings.NewReader(strings.Repeat("x", 100))))
 	if n != 100 {
 		t.Fatalf("the handler read %d bytes of a 100-byte body", n)
+	}
+}
+
+// knownOnly resolves the credential "alpha" alone, counting its calls.
+type knownOnly struct{ calls int }
+
+func (k *knownOnly) Resolve(_ context.Context, bearer string) (tzctx.Identity, error) {
+	k.calls++
+	if bearer == "alpha" {
+		return tzctx.Identity{Account: "acme"}, nil
+	}
+	return tzctx.Identity{}, tzctx.Errorf(tzctx.Unauthenticated, "unknown credential")
+}
+
+// TestGuardGivesMadeUpCredentialsNoBucket: a credential that does not
+// resolve gets no bucket of its own: made-up credentials, a new one per
+// request, share their address's bucket, so a flood of them is limited;
+// a known credential keeps its own.
+func TestGuardGivesMadeUpCredentialsNoBucket(t *testing.T) {
+	auth := &knownOnly{}
+	g := &shed.Guard{Buckets: shed.NewBuckets(0.5, 2, 0), Anonymous: shed.Unlimited, Authenticator: dispatch.New(nil, auth, nil)}
+	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	call := func(token string) int {
+		r := httptest.NewRequest("POST", "/api/v1/actions/list_context", strings.NewReader("{}"))
+		r.RemoteAddr = "192.0.2.7:1234"
+		r.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for i := 0; i < 2; i++ {
+		if s := call(fmt.Sprint("made-up-", i)); s != 200 {
+			t.Fatalf("made-up credential %d of the address's burst of 2: %d", i, s)
+		}
+	}
+	if s := call("made-up-2"); s != 429 {
+		t.Fatalf("a third made-up credential from one address: %d, want 429 (no fresh bucket per credential)", s)
+	}
+	for i := 0; i < 2; i++ {
+		if s := call("alpha"); s != 200 {
+			t.Fatalf("the known credential's call %d: %d, want its own bucket", i, s)
+		}
+	}
+	if auth.calls != 5 {
+		t.Fatalf("%d resolutions, want one per request", auth.calls)
 	}
 }
