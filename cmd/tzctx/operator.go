@@ -21,6 +21,10 @@ func registerOperator(fe *frontEnds, cfg config, st *store.Store, dataDir string
 		Versions: st,
 		Follow:   cfg.Follow.URL,
 		Refresh: func(ctx context.Context) error {
+			// The version was verified just now by the activation: a
+			// fault the store remembers of it (from before a repair in
+			// place) no longer holds.
+			st.Recheck()
 			switched, err := st.Refresh(ctx)
 			if err != nil {
 				return err

@@ -76,13 +76,21 @@ func (op *Operator) activate(ctx context.Context, name string) (*Activation, err
 		}
 	}
 	if op.Refresh != nil {
-		if err := op.Refresh(ctx); err != nil && ctx.Err() == nil {
+		// The pointer has moved: the server follows it whether or not
+		// the caller is still there to read the answer.
+		rctx := context.WithoutCancel(ctx)
+		if err := op.Refresh(rctx); err != nil {
+			if prev == "" {
+				return nil, tzctx.Errorf(tzctx.ContextUnavailable, "this server could not open version %q (%v); ACTIVE names it, as no version was active before, and no version is served; activate another, or run 'tzctx verify %s'", name, err, name)
+			}
 			// The server refused to open the version: the pointer goes
-			// back to the version it named, so nothing is half done.
-			if prev != "" && prev != name {
-				if rerr := op.Versions.Activate(context.WithoutCancel(ctx), prev); rerr != nil {
+			// back to the version it named, so nothing is half done, and
+			// the server is switched back to it.
+			if prev != name {
+				if rerr := op.Versions.Activate(rctx, prev); rerr != nil {
 					return nil, fmt.Errorf("restore the pointer to %q after the refusal of %q (%v): %w", prev, name, err, rerr)
 				}
+				_ = op.Refresh(rctx)
 			}
 			return nil, tzctx.Errorf(tzctx.ContextUnavailable, "this server could not open version %q (%v), so the active version is unchanged; run 'tzctx verify %s'", name, err, name)
 		}

@@ -29,6 +29,7 @@ type fakeVersions struct {
 	serving     string
 	activateErr map[string]error
 	activated   []string
+	onActivate  func()
 }
 
 var _ Versions = (*fakeVersions)(nil)
@@ -48,6 +49,9 @@ func (f *fakeVersions) Activate(_ context.Context, name string) error {
 	}
 	f.activated = append(f.activated, name)
 	f.active = name
+	if f.onActivate != nil {
+		f.onActivate()
+	}
 	return nil
 }
 
@@ -242,6 +246,51 @@ func TestAdminActivateRefusesAndChangesNothing(t *testing.T) {
 		if len(*rec) != 1 || (*rec)[0].Code != string(c.code) || (*rec)[0].Subject != "version:"+c.version {
 			t.Errorf("%s: records %+v", c.name, *rec)
 		}
+	}
+}
+
+// TestAdminActivateRollsBackForACallerGone: a version the server will
+// not open puts the pointer back, and switches the server back, even when
+// the caller's context ended meanwhile; the refresh runs on a context of
+// its own, so it is not cut short either.
+func TestAdminActivateRollsBackForACallerGone(t *testing.T) {
+	fv := twoVersions()
+	var refreshes []string
+	op := &Operator{Versions: fv, Refresh: func(ctx context.Context) error {
+		refreshes = append(refreshes, fv.active)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if fv.active == "b-2" {
+			return errors.New("cannot open")
+		}
+		return nil
+	}}
+	d, _ := operatorDispatcher(t, op)
+	ctx, cancel := context.WithCancel(callAs("admin-token", true))
+	fv.onActivate = cancel // the caller leaves once the pointer moved
+	_, err := d.Call(ctx, "admin_activate", map[string]any{"version": "b-2"})
+	if tzctx.ErrorCode(err) != tzctx.ContextUnavailable {
+		t.Errorf("admin_activate of a version not opened, caller gone: %v; want context_unavailable", err)
+	}
+	if fv.active != "a-1" {
+		t.Errorf("the pointer names %s, want a-1 restored", fv.active)
+	}
+	if strings.Join(refreshes, " ") != "b-2 a-1" {
+		t.Errorf("refreshed on %v, want b-2 then a-1 (switched back)", refreshes)
+	}
+
+	// With no version active before, nothing can be restored: the
+	// refusal says what is left.
+	fv = twoVersions()
+	fv.active = ""
+	op.Versions = fv
+	op.Refresh = func(context.Context) error { return errors.New("cannot open") }
+	d, _ = operatorDispatcher(t, op)
+	_, err = d.Call(callAs("admin-token", true), "admin_activate", map[string]any{"version": "b-2"})
+	var te *tzctx.Error
+	if !errors.As(err, &te) || !strings.Contains(te.Detail, "no version is served") || strings.Contains(te.Detail, "unchanged") {
+		t.Errorf("with none active before: %v; want a detail saying no version is served, not that nothing changed", err)
 	}
 }
 
