@@ -147,7 +147,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			return metering.FollowStatus{Up: s.Fault == nil && !s.LastSuccess.IsZero(), LastSuccess: s.LastSuccess, Failures: s.Failures, Taken: s.Taken}
 		})
 	}
-	mux.Handle("/api/v1/actions/", guarded(guard, apiSurface, e))
+	// echo's access log is inside the guard: the guard logs its own
+	// refusals of the API.
+	apiGuarded := apiSurface
+	apiGuarded.Log = log
+	mux.Handle("/api/v1/actions/", guarded(guard, apiGuarded, e))
 	// The console's static files are served beside the API, outside its
 	// middleware; with console off, /console/ is the API's unknown path.
 	if cfg.consoleOn() {

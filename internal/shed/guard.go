@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
@@ -60,6 +62,15 @@ type Guard struct {
 	// 0 is 1 MiB. A body over it is passed on for the front end to
 	// refuse.
 	BodyLimit int64
+	// BufferBudget bounds the bytes of all the bodies read ahead at
+	// once, each counted at its Content-Length (BodyLimit where it sends
+	// none) from before its read until its call ends; 0 is
+	// DefaultBufferBudget. A request that would pass it is shed, so
+	// memory does not grow with the number of connections.
+	BufferBudget int64
+
+	bufMu   sync.Mutex
+	bufUsed int64
 	// Observer, where set, counts the refusals.
 	Observer Observer
 	// Refuser, where set, records the refusals.
@@ -92,6 +103,10 @@ type Surface struct {
 	// Action names the action a request calls, for its record; nil, or
 	// "" from it, records an unknown action.
 	Action func(r *http.Request) string
+	// Log, where set, receives an access log line of each refusal the
+	// guard answers, for a front end whose own access log sits inside
+	// the guard (the path as dispatch.LoggedPath bounds it).
+	Log *slog.Logger
 }
 
 // Wrap returns next guarded on surface s.
@@ -145,6 +160,17 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 		if g.Limiter != nil {
 			// The body is read before a slot is taken, so a caller
 			// sending it slowly holds a connection, never a slot.
+			unbuffer, ok := g.reserve(r)
+			if !ok {
+				err := &tzctx.Error{Code: tzctx.ContextUnavailable,
+					Detail: "the server holds as many request bodies as it buffers at once; retry after 1 s"}
+				g.refuse(w, r, s, bearer, err, 1)
+				if g.Observer != nil {
+					g.Observer.Shed(s.Transport)
+				}
+				return
+			}
+			defer unbuffer()
 			r = g.buffered(r)
 			release, ok := g.Limiter.Acquire(r.Context())
 			if !ok {
@@ -196,6 +222,9 @@ func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 
 // refuse records err through the refuser and answers it with Retry-After.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, s Surface, bearer string, err *tzctx.Error, retryAfter int) {
+	if s.Log != nil {
+		defer s.Log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", tzctx.StatusOf(err), "ms", 0)
+	}
 	if g.Refuser != nil {
 		ctx := dispatch.WithTransport(r.Context(), s.Transport)
 		if bearer != "" {
@@ -216,6 +245,41 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, s Surface, bearer
 	h.Set("Retry-After", strconv.Itoa(retryAfter))
 	w.WriteHeader(tzctx.StatusOf(err))
 	_, _ = w.Write(body)
+}
+
+// DefaultBufferBudget is the default bound of the bytes of the bodies
+// read ahead at once.
+const DefaultBufferBudget = 64 << 20
+
+// reserve counts r's body against the buffer budget; ok false where it
+// would pass it. release gives the bytes back.
+func (g *Guard) reserve(r *http.Request) (release func(), ok bool) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return func() {}, true
+	}
+	limit := g.BodyLimit
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	n := limit + 1
+	if r.ContentLength > 0 && r.ContentLength <= limit {
+		n = r.ContentLength
+	}
+	budget := g.BufferBudget
+	if budget <= 0 {
+		budget = DefaultBufferBudget
+	}
+	g.bufMu.Lock()
+	defer g.bufMu.Unlock()
+	if g.bufUsed+n > budget && g.bufUsed > 0 {
+		return nil, false
+	}
+	g.bufUsed += n
+	return func() {
+		g.bufMu.Lock()
+		g.bufUsed -= n
+		g.bufMu.Unlock()
+	}, true
 }
 
 // buffered returns r with its body read, up to the guard's body limit

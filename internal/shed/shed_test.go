@@ -1,11 +1,13 @@
 package shed_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -386,5 +388,68 @@ func TestGuardGivesMadeUpCredentialsNoBucket(t *testing.T) {
 	}
 	if auth.calls != 5 {
 		t.Fatalf("%d resolutions, want one per request", auth.calls)
+	}
+}
+
+// TestGuardBoundsTheBytesReadAhead: the bodies read ahead of a slot are
+// bounded in all, so connections sending bodies slowly cannot hold
+// memory without bound: a request whose body would pass the budget is
+// shed 503 with Retry-After, and the budget is given back as calls end.
+func TestGuardBoundsTheBytesReadAhead(t *testing.T) {
+	g := &shed.Guard{Limiter: shed.NewLimiter(10, 0), BodyLimit: 1000, BufferBudget: 1500}
+	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+	}))
+	// A slow sender holds 1000 bytes of the budget while it sends.
+	pr, pw := io.Pipe()
+	slow := httptest.NewRequest("POST", "/api/v1/actions/read_documentation", pr)
+	slow.ContentLength = 1000
+	slowDone := make(chan struct{})
+	go func() {
+		defer close(slowDone)
+		h.ServeHTTP(httptest.NewRecorder(), slow)
+	}()
+	_, _ = pw.Write([]byte("{"))
+	send := func() *http.Response {
+		r := httptest.NewRequest("POST", "/api/v1/actions/read_documentation", strings.NewReader(`{"tree":"cloud"}`+strings.Repeat(" ", 984)))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Result()
+	}
+	var resp *http.Response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if resp = send(); resp.StatusCode == 503 {
+			break
+		}
+	}
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a 1000-byte body while another 1000 of a budget of 1500 are held: %d, want 503 with Retry-After", resp.StatusCode)
+	}
+	_, _ = pw.Write([]byte(strings.Repeat(" ", 999)))
+	pw.Close()
+	<-slowDone
+	if s := send().StatusCode; s != 200 {
+		t.Fatalf("once the slow body was read and its call ended: %d, want 200", s)
+	}
+}
+
+// TestGuardLogsItsRefusals: a surface whose access log sits inside the
+// guard gets a log line of each refusal, its path bounded as every
+// access log bounds one.
+func TestGuardLogsItsRefusals(t *testing.T) {
+	var logs bytes.Buffer
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0)}
+	release, _ := g.Limiter.Acquire(context.Background())
+	defer release()
+	s := shed.Surface{Transport: dispatch.TransportHTTP, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	h := g.Wrap(s, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/actions/what%20the%20caller%20said", strings.NewReader("{}")))
+	if w.Code != 503 {
+		t.Fatalf("beyond the bound: %d, want 503", w.Code)
+	}
+	line := logs.String()
+	if !strings.Contains(line, "status=503") || !strings.Contains(line, "method=POST") || strings.Contains(line, "caller") {
+		t.Fatalf("log of the refusal: %q, want method, bounded path and status 503", line)
 	}
 }
