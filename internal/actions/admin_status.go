@@ -132,34 +132,18 @@ func (op *Operator) status(ctx context.Context, n int) (*Status, error) {
 	return out, nil
 }
 
-// recordWindows are the spans lastRecords reads back, widening until it
-// has enough records: most calls for a status are answered from the
-// last hour's segments alone.
-var recordWindows = []time.Duration{time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 0}
-
 // lastRecords returns the last n records under dir, newest first, each in
-// its stored form.
+// its stored form, reading no more segments than it must (records.Last).
 func lastRecords(ctx context.Context, dir string, n int) ([]json.RawMessage, error) {
-	var recs []dispatch.Record
-	for _, w := range recordWindows {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var f records.Filter
-		if w > 0 {
-			f.Since = time.Now().Add(-w)
-		}
-		var err error
-		recs, _, err = records.Read(dir, f)
-		if errors.Is(err, records.ErrNoRecords) {
-			return []json.RawMessage{}, nil
-		}
-		if err != nil {
-			return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the call records could not be read; try again, or read them with 'tzctx records'")
-		}
-		if len(recs) >= n {
-			break
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	recs, err := records.Last(dir, n)
+	if errors.Is(err, records.ErrNoRecords) {
+		return []json.RawMessage{}, nil
+	}
+	if err != nil {
+		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the call records could not be read; try again, or read them with 'tzctx records'")
 	}
 	if len(recs) > n {
 		recs = recs[len(recs)-n:]

@@ -135,3 +135,61 @@ func readSegment(path string, f Filter, st *Stats) ([]dispatch.Record, error) {
 		}
 	}
 }
+
+// Last returns the last n records under dir (n > 0), ordered by time,
+// as Read would end. It reads the segments last modified most recently
+// first, and stops where no segment left can hold a record as recent as
+// the n-th newest found: a segment's records were written before it was
+// last modified, within modMargin. So a status read costs a few recent
+// segments, not every record kept. A folder that does not exist is
+// ErrNoRecords.
+func Last(dir string, n int) ([]dispatch.Record, error) {
+	segs, err := listSegments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoRecords
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the call records: %w", err)
+	}
+	// Read orders records of one time in segment (name) then line order;
+	// Last reads segments in another order, so it keeps each segment's
+	// records under its place in the listing and joins them in that
+	// order at the end, as Read does.
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return segs[b].mod.Compare(segs[a].mod) })
+	bySeg := make([][]dispatch.Record, len(segs))
+	var times []time.Time
+	var st Stats
+	for _, i := range order {
+		if len(times) >= n {
+			slices.SortFunc(times, time.Time.Compare)
+			times = times[len(times)-n:]
+			if segs[i].mod.Add(modMargin).Before(times[0]) {
+				break
+			}
+		}
+		recs, err := readSegment(filepath.Join(dir, segs[i].name), Filter{}, &st)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		bySeg[i] = recs
+		for _, r := range recs {
+			times = append(times, r.Time)
+		}
+	}
+	var out []dispatch.Record
+	for _, recs := range bySeg {
+		out = append(out, recs...)
+	}
+	slices.SortStableFunc(out, func(a, b dispatch.Record) int { return a.Time.Compare(b.Time) })
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out, nil
+}
