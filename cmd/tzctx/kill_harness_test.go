@@ -306,6 +306,14 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 	if testing.Short() {
 		offsets = thin(offsets, 3)
 	}
+	// Kills with no call answered before them would check no record:
+	// the runs must have answered some in all.
+	total := 0
+	defer func() {
+		if total == 0 && !t.Failed() {
+			t.Errorf("no call was answered before any of the %d serve kills, so no record was checked", len(offsets))
+		}
+	}()
 	for i := 0; i <= len(offsets); i++ {
 		srv, base := startServeProc(t, bin, data, cfg, nil)
 		if refs == nil {
@@ -345,6 +353,7 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("serve", "answered calls kept")
+		total += answered.total(dispatch.TransportHTTP)
 		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportHTTP))
 	}
 }
@@ -384,6 +393,12 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 	if testing.Short() {
 		offsets = thin(offsets, 3)
 	}
+	total := 0
+	defer func() {
+		if total == 0 && !t.Failed() {
+			t.Errorf("no call was answered before any of the %d mcp kills, so no record was checked", len(offsets))
+		}
+	}()
 	for i := 0; i <= len(offsets); i++ {
 		mc, child := killableStdio(t, bin, data, nil)
 		for _, q := range []struct {
@@ -441,6 +456,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("mcp", "answered calls kept")
+		total += answered.total(dispatch.TransportMCPStdio)
 		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportMCPStdio))
 	}
 }
