@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -47,29 +47,12 @@ func (r *lockedRecorder) len() int {
 type hardServer struct {
 	*httptest.Server
 	rec  *lockedRecorder
-	logs *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs *testkit.SyncBuffer
 }
 
 func newHardServer(t *testing.T, opts api.Options) *hardServer {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	limits, err := plane.Limits()
 	if err != nil {

@@ -370,7 +370,7 @@ func TestAdminRefusals(t *testing.T) {
 func thirdSite(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "site-c")
-	copyDir(t, testkit.SampleSite(t), dst)
+	testkit.CopyTree(t, testkit.SampleSite(t), dst)
 	f := filepath.Join(dst, "cloud", "reference", "http.mdx")
 	b, err := os.ReadFile(f)
 	if err != nil {

@@ -227,8 +227,8 @@ func TestCheckContracts(t *testing.T) {
 	root := filepath.Join("..", "..")
 	copySet := func(t *testing.T) string {
 		dir := t.TempDir()
-		copyDir(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
-		copyDir(t, filepath.Join(root, "schemas"), filepath.Join(dir, "schemas"))
+		testkit.CopyTree(t, filepath.Join(root, "contracts"), filepath.Join(dir, "contracts"))
+		testkit.CopyTree(t, filepath.Join(root, "schemas"), filepath.Join(dir, "schemas"))
 		return dir
 	}
 	dir := copySet(t)

@@ -153,29 +153,6 @@ func dirNames(t *testing.T, dir string) []string {
 	return out
 }
 
-// copyDir copies the regular files below src to dst.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // changedSite returns a copy of the sample site whose cloud tree differs
 // from the sample throughout: the HTTP reference page has every "the"
 // upper-cased (same length, changes spread over the page), and the page's
@@ -183,7 +160,7 @@ func copyDir(t *testing.T, src, dst string) {
 func changedSite(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "site-b")
-	copyDir(t, testkit.SampleSite(t), dst)
+	testkit.CopyTree(t, testkit.SampleSite(t), dst)
 	f := filepath.Join(dst, "cloud", "reference", "http.mdx")
 	b, err := os.ReadFile(f)
 	if err != nil {
@@ -215,25 +192,7 @@ var httpClient = &http.Client{Timeout: 15 * time.Second}
 
 // postRaw POSTs body to an action and returns the status and raw body.
 func postRaw(base, action string, body any, header ...string) (int, []byte, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return 0, nil, err
-	}
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/actions/"+action, bytes.NewReader(b))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw, err
+	return testkit.PostAction(httpClient, base, action, body, header...)
 }
 
 // post POSTs a read and decodes the answer; an error is a transport or

@@ -13,31 +13,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
-
-// syncBuffer collects a child process's output for the test to poll.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // buildBinary builds tzctx from this package into a temporary folder.
 func buildBinary(t testing.TB) string {
@@ -64,8 +45,8 @@ func buildBinary(t testing.TB) string {
 // proc is a tzctx child process.
 type proc struct {
 	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout testkit.SyncBuffer
+	stderr testkit.SyncBuffer
 	exited chan struct{} // closed once Wait returned
 	err    error         // Wait's result, set before exited closes
 }
@@ -253,7 +234,7 @@ func TestKillIngest(t *testing.T) {
 	}
 	env := []string{"TMPDIR=" + childTmp, "TZCTX_DATA="}
 	siteA := filepath.Join(work, "site-a")
-	copyDir(t, testkit.SampleSite(t), siteA)
+	testkit.CopyTree(t, testkit.SampleSite(t), siteA)
 	big := filepath.Join(work, "big")
 	const bigPages = 4000
 	genSite(t, big, bigPages)

@@ -28,9 +28,9 @@ const privateWords = "zanzibarquokka marmaladeheron"
 // with env and initializes an mcp-go client of it. It returns the client,
 // the child's stderr so far (a func), and how long start-up to the
 // initialize answer took.
-func stdioClient(t *testing.T, bin, dataDir string, env []string, args ...string) (*client.Client, *syncBuffer, time.Duration) {
+func stdioClient(t *testing.T, bin, dataDir string, env []string, args ...string) (*client.Client, *testkit.SyncBuffer, time.Duration) {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	start := time.Now()
 	tr := transport.NewStdio(bin, append(os.Environ(), env...), append([]string{"--data", dataDir, "mcp"}, args...)...)
 	c := client.NewClient(tr)
@@ -155,7 +155,7 @@ func TestMCPStdioProcesses(t *testing.T) {
 	if !waitFor(10*time.Second, func() bool { _, v, _ := health(srv.base); return v == "mcp-b" }) {
 		t.Error("the server did not pick up the activation")
 	}
-	for name, b := range map[string]*syncBuffer{"anonymous": anonErr, "signed-in": signedErr} {
+	for name, b := range map[string]*testkit.SyncBuffer{"anonymous": anonErr, "signed-in": signedErr} {
 		logs := b.String()
 		for _, w := range strings.Fields(privateWords) {
 			if strings.Contains(logs, w) {
@@ -226,7 +226,7 @@ func TestTypeScriptClient(t *testing.T) {
 		cmd := exec.CommandContext(ctx, node, append([]string{"interop.mjs"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "TZCTX_LONG_PAGE="+page, "TZCTX_QUERY="+query)
-		var stdout, stderr syncBuffer
+		var stdout, stderr testkit.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("node interop.mjs %s: %v\nstderr:\n%s", args[0], err, stderr.String())

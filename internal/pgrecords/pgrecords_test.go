@@ -1,7 +1,6 @@
 package pgrecords
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -19,27 +18,9 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
-// syncBuffer is a log destination safe for the writer goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func open(t *testing.T, url, spool string, opts Options) (*Sink, *syncBuffer) {
+func open(t *testing.T, url, spool string, opts Options) (*Sink, *testkit.SyncBuffer) {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &testkit.SyncBuffer{}
 	opts.URL, opts.SpoolDir = url, spool
 	opts.Logger = slog.New(slog.NewTextHandler(log, nil))
 	if opts.RetryMax == 0 {

@@ -401,7 +401,7 @@ type notice struct{ method, params string }
 func TestAccessListChangedSaysNothingOfTheGatedTree(t *testing.T) {
 	tzctxBin(t)
 	site := filepath.Join(t.TempDir(), "site")
-	copyTree(t, testkit.SampleSite(t), site)
+	testkit.CopyTree(t, testkit.SampleSite(t), site)
 	dataDir := t.TempDir()
 	cli(t, dataDir, "ingest", site, "--version", "n-1", "--activate")
 	srv := startServe(t, dataDir, writeConfig(t, "100ms"), "127.0.0.1:0")

@@ -32,6 +32,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
 var (
@@ -80,25 +81,6 @@ func tzctxBin(t testing.TB) string {
 	return binPath
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
-// reads at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // cli runs `tzctx --data dataDir ARGS...` to its end and fails the test on
 // an error.
 func cli(t testing.TB, dataDir string, args ...string) string {
@@ -127,7 +109,7 @@ func cliErr(dataDir string, args ...string) (string, error) {
 type server struct {
 	cmd    *exec.Cmd
 	base   string
-	stderr syncBuffer
+	stderr testkit.SyncBuffer
 	exited chan struct{}
 }
 
@@ -221,25 +203,10 @@ var httpClient = &http.Client{
 // call POSTs body to an action as the caller of token ("" for none) and
 // returns the status and the raw body.
 func call(base, token, action string, body any) (int, []byte, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return 0, nil, err
+	if token == "" {
+		return testkit.PostAction(httpClient, base, action, body)
 	}
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/actions/"+action, bytes.NewReader(b))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw, err
+	return testkit.PostAction(httpClient, base, action, body, "Authorization", "Bearer "+token)
 }
 
 // callGET is call as a GET request, the body's members as query

@@ -124,7 +124,7 @@ func TestSoak(t *testing.T) {
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")
 	site := filepath.Join(work, "site")
-	copyTree(t, testkit.SampleSite(t), site)
+	testkit.CopyTree(t, testkit.SampleSite(t), site)
 	cli(t, dataDir, "ingest", site, "--version", "soak-0", "--activate")
 	srv := startServe(t, dataDir, writeConfig(t, "250ms"), "127.0.0.1:0")
 	pid := srv.cmd.Process.Pid
@@ -482,27 +482,4 @@ func maps(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// copyTree copies the regular files below src to dst.
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
