@@ -70,22 +70,6 @@ func newHardServer(t *testing.T, opts api.Options) *hardServer {
 	return &hardServer{Server: hs, rec: rec, logs: logs}
 }
 
-// send sends one request and returns its status, headers and body.
-func send(t *testing.T, method, url string, body io.Reader) (int, http.Header, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(raw)
-}
-
 // TestDuplicateMembers: a member given twice is refused at every depth,
 // naming the member, and recorded, as GET refuses a repeated parameter.
 func TestDuplicateMembers(t *testing.T) {
@@ -231,15 +215,15 @@ func TestRefusalsHoldNoValues(t *testing.T) {
 	s := newHardServer(t, api.Options{BodyLimit: "512B"})
 	const secret = "Zebraquokka"
 	post := func(action, body string) (int, string) {
-		st, _, raw := send(t, http.MethodPost, s.URL+"/api/v1/actions/"+action, strings.NewReader(body))
+		st, _, raw := testkit.Send(t, http.MethodPost, s.URL+"/api/v1/actions/"+action, strings.NewReader(body))
 		return st, raw
 	}
 	chunked := func(body string) (int, string) {
-		st, _, raw := send(t, http.MethodPost, s.URL+"/api/v1/actions/read_documentation", io.MultiReader(strings.NewReader(body)))
+		st, _, raw := testkit.Send(t, http.MethodPost, s.URL+"/api/v1/actions/read_documentation", io.MultiReader(strings.NewReader(body)))
 		return st, raw
 	}
 	get := func(q string) (int, string) {
-		st, _, raw := send(t, http.MethodGet, s.URL+"/api/v1/actions/read_documentation?"+q, nil)
+		st, _, raw := testkit.Send(t, http.MethodGet, s.URL+"/api/v1/actions/read_documentation?"+q, nil)
 		return st, raw
 	}
 	big := `{"tree":"cloud","query":"` + strings.Repeat(secret+" ", 60) + `"}`
@@ -296,7 +280,7 @@ func TestRefusalsHoldNoValues(t *testing.T) {
 		add("GET "+q, st, raw)
 	}
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch} {
-		st, _, raw := send(t, m, s.URL+"/api/v1/actions/read_documentation?query="+secret, strings.NewReader(`{"query":"`+secret+`"}`))
+		st, _, raw := testkit.Send(t, m, s.URL+"/api/v1/actions/read_documentation?query="+secret, strings.NewReader(`{"query":"`+secret+`"}`))
 		add(m, st, raw)
 	}
 	refusals := 0
@@ -333,12 +317,12 @@ func TestOversizedBody(t *testing.T) {
 	body := `{"tree":"cloud","query":"` + strings.Repeat("x", 300) + `"}`
 	url := s.URL + "/api/v1/actions/read_documentation"
 	before := s.rec.len()
-	st1, _, withLength := send(t, http.MethodPost, url, strings.NewReader(body))
+	st1, _, withLength := testkit.Send(t, http.MethodPost, url, strings.NewReader(body))
 	req, _ := http.NewRequest(http.MethodPost, url, io.MultiReader(strings.NewReader(body)))
 	if req.ContentLength != 0 || req.TransferEncoding != nil {
 		t.Fatalf("the second request gives a length (%d)", req.ContentLength)
 	}
-	st2, _, chunked := send(t, http.MethodPost, url, io.MultiReader(strings.NewReader(body)))
+	st2, _, chunked := testkit.Send(t, http.MethodPost, url, io.MultiReader(strings.NewReader(body)))
 	if st1 != 413 || st2 != 413 || withLength != chunked {
 		t.Fatalf("with a length %d %s, chunked %d %s: want one 413 answer", st1, withLength, st2, chunked)
 	}
@@ -359,7 +343,7 @@ func TestOversizedBody(t *testing.T) {
 	// At the bound a body is read.
 	ok := `{"tree":"cloud","limit":5}`
 	ok = ok[:len(ok)-1] + strings.Repeat(" ", 256-len(ok)) + "}"
-	if st, _, raw := send(t, http.MethodPost, url, io.MultiReader(strings.NewReader(ok))); st != 200 {
+	if st, _, raw := testkit.Send(t, http.MethodPost, url, io.MultiReader(strings.NewReader(ok))); st != 200 {
 		t.Errorf("a chunked body of 256 bytes = %d %s", st, raw)
 	}
 }
@@ -373,7 +357,7 @@ func TestMethods(t *testing.T) {
 	url := s.URL + "/api/v1/actions/read_documentation"
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodTrace, http.MethodOptions, http.MethodConnect, http.MethodHead, "FROB"} {
 		before := s.rec.len()
-		st, h, raw := send(t, m, url+"?tree=cloud", strings.NewReader(`{"tree":"cloud"}`))
+		st, h, raw := testkit.Send(t, m, url+"?tree=cloud", strings.NewReader(`{"tree":"cloud"}`))
 		if st != 405 || h.Get("Allow") != "GET, POST" {
 			t.Errorf("%s = %d Allow %q, want 405 with Allow: GET, POST", m, st, h.Get("Allow"))
 		}
@@ -390,23 +374,23 @@ func TestMethods(t *testing.T) {
 		}
 	}
 	// An unknown action refused by method is recorded under no name.
-	if st, _, _ := send(t, http.MethodPut, s.URL+"/api/v1/actions/nope", nil); st != 405 {
+	if st, _, _ := testkit.Send(t, http.MethodPut, s.URL+"/api/v1/actions/nope", nil); st != 405 {
 		t.Errorf("PUT on an unknown action = %d", st)
 	}
 	if recs := s.rec.since(s.rec.len() - 1); recs[0].Action != "(unknown action)" {
 		t.Errorf("PUT on an unknown action recorded as %q", recs[0].Action)
 	}
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodHead} {
-		st, _, raw := send(t, m, s.URL+"/api/v2/nothing", nil)
+		st, _, raw := testkit.Send(t, m, s.URL+"/api/v2/nothing", nil)
 		if st != 404 || (m != http.MethodHead && !strings.Contains(raw, `"context_not_found"`)) {
 			t.Errorf("%s on an unknown path = %d %s", m, st, raw)
 		}
 	}
-	st, h, raw := send(t, http.MethodHead, s.URL+"/healthz", nil)
+	st, h, raw := testkit.Send(t, http.MethodHead, s.URL+"/healthz", nil)
 	if st != 200 || raw != "" || h.Get("Content-Type") != "application/json" {
 		t.Errorf("HEAD /healthz = %d %q %v", st, raw, h)
 	}
-	if st, h, _ := send(t, http.MethodPost, s.URL+"/healthz", nil); st != 405 || h.Get("Allow") != "GET, HEAD" {
+	if st, h, _ := testkit.Send(t, http.MethodPost, s.URL+"/healthz", nil); st != 405 || h.Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST /healthz = %d Allow %q", st, h.Get("Allow"))
 	}
 }
@@ -415,8 +399,8 @@ func TestMethods(t *testing.T) {
 // where nothing is served.
 func TestHeadHealthzUnavailable(t *testing.T) {
 	s := newHardServer(t, api.Options{Health: func() (string, error) { return "", nil }})
-	gst, _, _ := send(t, http.MethodGet, s.URL+"/healthz", nil)
-	hst, _, raw := send(t, http.MethodHead, s.URL+"/healthz", nil)
+	gst, _, _ := testkit.Send(t, http.MethodGet, s.URL+"/healthz", nil)
+	hst, _, raw := testkit.Send(t, http.MethodHead, s.URL+"/healthz", nil)
 	if gst != 503 || hst != 503 || raw != "" {
 		t.Errorf("GET /healthz %d, HEAD %d %q; want 503 both, HEAD without a body", gst, hst, raw)
 	}

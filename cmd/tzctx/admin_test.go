@@ -369,17 +369,7 @@ func TestAdminRefusals(t *testing.T) {
 // version differs from a-1's and b-2's.
 func thirdSite(t *testing.T) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "site-c")
-	testkit.CopyTree(t, testkit.SampleSite(t), dst)
-	f := filepath.Join(dst, "cloud", "reference", "http.mdx")
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f, append(b, []byte("\nA third version's closing line.\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return editedSample(t, "site-c", func(s string) string { return s + "\nA third version's closing line.\n" })
 }
 
 // damageVersion appends a byte to the biggest file of a version folder

@@ -78,10 +78,10 @@ func TestPublishAndFollow(t *testing.T) {
 		t.Errorf("/readyz before any version = %+v, want 503", p)
 	}
 	// HEAD answers the following server's probes as GET does.
-	if st, _, raw := sendRaw(t, http.MethodHead, base+"/healthz", nil); st != 200 || raw != "" {
+	if st, _, raw := testkit.Send(t, http.MethodHead, base+"/healthz", nil); st != 200 || raw != "" {
 		t.Errorf("HEAD /healthz of a waiting replica = %d %q, want 200 without a body", st, raw)
 	}
-	if st, _, raw := sendRaw(t, http.MethodHead, base+"/readyz", nil); st != 503 || raw != "" {
+	if st, _, raw := testkit.Send(t, http.MethodHead, base+"/readyz", nil); st != 503 || raw != "" {
 		t.Errorf("HEAD /readyz before any version = %d %q, want 503 without a body", st, raw)
 	}
 	if code, a, _, _ := post(base, "read_documentation", map[string]any{"tree": "cloud"}); code != 503 || a == nil || a.Error == nil || a.Error.Code != "context_unavailable" {

@@ -11,23 +11,6 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
-// sendRaw sends one request to a running server and returns its status,
-// headers and body.
-func sendRaw(t *testing.T, method, url string, body io.Reader) (int, http.Header, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(raw)
-}
-
 // TestServeProbesAnswerHead: HEAD /healthz and HEAD /readyz answer GET's
 // status without a body, 503 before a version is served and 200 after.
 func TestServeProbesAnswerHead(t *testing.T) {
@@ -38,8 +21,8 @@ func TestServeProbesAnswerHead(t *testing.T) {
 	check := func(want int) {
 		t.Helper()
 		for _, p := range []string{"/healthz", "/readyz"} {
-			gst, _, _ := sendRaw(t, http.MethodGet, srv.base+p, nil)
-			hst, h, raw := sendRaw(t, http.MethodHead, srv.base+p, nil)
+			gst, _, _ := testkit.Send(t, http.MethodGet, srv.base+p, nil)
+			hst, h, raw := testkit.Send(t, http.MethodHead, srv.base+p, nil)
 			if gst != want || hst != want || raw != "" || h.Get("Content-Type") != "application/json" {
 				t.Errorf("%s: GET %d, HEAD %d %q %v; want %d both, HEAD without a body", p, gst, hst, raw, h, want)
 			}
@@ -47,7 +30,7 @@ func TestServeProbesAnswerHead(t *testing.T) {
 	}
 	check(http.StatusServiceUnavailable)
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if st, h, raw := sendRaw(t, http.MethodPost, srv.base+p, nil); st != 405 || h.Get("Allow") != "GET, HEAD" || !strings.Contains(raw, `"invalid_request"`) {
+		if st, h, raw := testkit.Send(t, http.MethodPost, srv.base+p, nil); st != 405 || h.Get("Allow") != "GET, HEAD" || !strings.Contains(raw, `"invalid_request"`) {
 			t.Errorf("POST %s = %d Allow %q %s, want 405", p, st, h.Get("Allow"), raw)
 		}
 	}
@@ -68,26 +51,26 @@ func TestServeRefusesMalformedRequests(t *testing.T) {
 	srv := startServer(t, t.TempDir(), cfg)
 	url := srv.base + "/api/v1/actions/read_documentation"
 	body := `{"tree":"cloud","query":"` + strings.Repeat("x", 300) + `"}`
-	st1, _, withLength := sendRaw(t, http.MethodPost, url, strings.NewReader(body))
-	st2, _, chunked := sendRaw(t, http.MethodPost, url, io.MultiReader(strings.NewReader(body)))
+	st1, _, withLength := testkit.Send(t, http.MethodPost, url, strings.NewReader(body))
+	st2, _, chunked := testkit.Send(t, http.MethodPost, url, io.MultiReader(strings.NewReader(body)))
 	if st1 != 413 || st2 != 413 || withLength != chunked || !strings.Contains(chunked, "300 bytes; send a smaller body") {
 		t.Errorf("over the bound: with a length %d %s, chunked %d %s; want one 413", st1, withLength, st2, chunked)
 	}
 	// /mcp answers the same bound 413, whether the body gives its
 	// length or not (its JSON-RPC error, not the API's envelope).
 	rpc := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`
-	m1, _, mWithLength := sendRaw(t, http.MethodPost, srv.base+"/mcp", strings.NewReader(rpc))
-	m2, _, mChunked := sendRaw(t, http.MethodPost, srv.base+"/mcp", io.MultiReader(strings.NewReader(rpc)))
+	m1, _, mWithLength := testkit.Send(t, http.MethodPost, srv.base+"/mcp", strings.NewReader(rpc))
+	m2, _, mChunked := testkit.Send(t, http.MethodPost, srv.base+"/mcp", io.MultiReader(strings.NewReader(rpc)))
 	if m1 != 413 || m2 != 413 || mWithLength != mChunked {
 		t.Errorf("/mcp over the bound: with a length %d %s, chunked %d %s; want one 413", m1, mWithLength, m2, mChunked)
 	}
 	t.Logf("/mcp over the bound answers %d %s", m2, strings.TrimSpace(mChunked))
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodHead} {
-		if st, h, _ := sendRaw(t, m, url, nil); st != 405 || h.Get("Allow") != "GET, POST" {
+		if st, h, _ := testkit.Send(t, m, url, nil); st != 405 || h.Get("Allow") != "GET, POST" {
 			t.Errorf("%s = %d Allow %q, want 405 GET, POST", m, st, h.Get("Allow"))
 		}
 	}
-	if st, _, raw := sendRaw(t, http.MethodPost, url, strings.NewReader(`{"tree":"nope","tree":"cloud"}`)); st != 400 || !strings.Contains(raw, "member tree is given more than once") {
+	if st, _, raw := testkit.Send(t, http.MethodPost, url, strings.NewReader(`{"tree":"nope","tree":"cloud"}`)); st != 400 || !strings.Contains(raw, "member tree is given more than once") {
 		t.Errorf("a repeated member = %d %s", st, raw)
 	}
 }

@@ -159,19 +159,27 @@ func dirNames(t *testing.T, dir string) []string {
 // title changes, so the composed cloud index changes too.
 func changedSite(t *testing.T) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "site-b")
+	return editedSample(t, "site-b", func(s string) string {
+		c := strings.Replace(s, `title: "HTTP reference"`, `title: "HTTP reference, version B"`, 1)
+		if c == s {
+			t.Fatal("sample http.mdx has no title \"HTTP reference\" to change; update changedSite")
+		}
+		return strings.ReplaceAll(c, "the", "THE")
+	})
+}
+
+// editedSample returns a copy of the sample site, in a folder named name,
+// whose cloud HTTP reference page is edit's of the sample's.
+func editedSample(t *testing.T, name string, edit func(string) string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
 	testkit.CopyTree(t, testkit.SampleSite(t), dst)
 	f := filepath.Join(dst, "cloud", "reference", "http.mdx")
 	b, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), `title: "HTTP reference"`, `title: "HTTP reference, version B"`, 1)
-	if s == string(b) {
-		t.Fatal("sample http.mdx has no title \"HTTP reference\" to change; update changedSite")
-	}
-	s = strings.ReplaceAll(s, "the", "THE")
-	if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+	if err := os.WriteFile(f, []byte(edit(string(b))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dst

@@ -79,3 +79,21 @@ func PostAction(c *http.Client, base, action string, body any, header ...string)
 	raw, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, raw, err
 }
+
+// Send sends one request to a running server with the default client and
+// returns its status, headers and body; a transport failure fails the
+// test.
+func Send(t testing.TB, method, url string, body io.Reader) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(raw)
+}
