@@ -602,7 +602,13 @@ async function showOperator() {
   const dialog = el('dialog', { id: 'confirm', 'aria-labelledby': 'confirm-title' });
   const result = el('div', { id: 'activate-result', role: 'status' });
   const ask = (name) => {
-    const older = st.versions.find((v) => v.active) && st.versions.find((v) => v.name === name).created < st.versions.find((v) => v.active).created;
+    // admin_status lists the versions oldest first, in the store's own
+    // order (creation time to the nanosecond, then name); the created
+    // member is whole seconds, so two versions made within one second
+    // compare equal there, and only the list's order tells them apart.
+    const place = (n) => st.versions.findIndex((v) => v.name === n);
+    const active = st.versions.find((v) => v.active);
+    const older = active !== undefined && place(name) < place(active.name);
     dialog.replaceChildren(
       el('h2', { id: 'confirm-title' }, older ? `Roll back to ${name}?` : `Activate ${name}?`),
       el('p', {}, `Every caller is served ${name} from its next call; a reading under the current version's stamps is refused context_changed.`),
