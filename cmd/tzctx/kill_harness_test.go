@@ -155,6 +155,20 @@ func recordCounts(t *testing.T, bin, dataDir string) map[callKey]int {
 	return got
 }
 
+// mustAnswerSome returns the count of calls answered before the kills of
+// kind, and fails the test at its end where that count is still 0: kills
+// that no answered call preceded check no record.
+func mustAnswerSome(t *testing.T, kind string, kills int) *int {
+	t.Helper()
+	n := new(int)
+	t.Cleanup(func() {
+		if *n == 0 && !t.Failed() {
+			t.Errorf("no call was answered before any of the %d %s kills, so no record was checked", kills, kind)
+		}
+	})
+	return n
+}
+
 // acknowledgedKept fails the test where a call answered before a kill
 // has no record: after must hold at least before plus the answered calls
 // of every kind.
@@ -308,12 +322,7 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 	}
 	// Kills with no call answered before them would check no record:
 	// the runs must have answered some in all.
-	total := 0
-	defer func() {
-		if total == 0 && !t.Failed() {
-			t.Errorf("no call was answered before any of the %d serve kills, so no record was checked", len(offsets))
-		}
-	}()
+	answeredInAll := mustAnswerSome(t, "serve", len(offsets))
 	for i := 0; i <= len(offsets); i++ {
 		srv, base := startServeProc(t, bin, data, cfg, nil)
 		if refs == nil {
@@ -353,7 +362,7 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("serve", "answered calls kept")
-		total += answered.total(dispatch.TransportHTTP)
+		*answeredInAll += answered.total(dispatch.TransportHTTP)
 		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportHTTP))
 	}
 }
@@ -393,12 +402,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 	if testing.Short() {
 		offsets = thin(offsets, 3)
 	}
-	total := 0
-	defer func() {
-		if total == 0 && !t.Failed() {
-			t.Errorf("no call was answered before any of the %d mcp kills, so no record was checked", len(offsets))
-		}
-	}()
+	answeredInAll := mustAnswerSome(t, "mcp", len(offsets))
 	for i := 0; i <= len(offsets); i++ {
 		mc, child := killableStdio(t, bin, data, nil)
 		for _, q := range []struct {
@@ -456,7 +460,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("mcp", "answered calls kept")
-		total += answered.total(dispatch.TransportMCPStdio)
+		*answeredInAll += answered.total(dispatch.TransportMCPStdio)
 		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportMCPStdio))
 	}
 }
