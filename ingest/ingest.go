@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/killpoint"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 	"github.com/turnzerocloud/tzctx/store"
@@ -226,6 +226,8 @@ type loadedTree struct {
 	skipped  int
 	bytes    int64
 	headings int
+	// redirects are the site's redirects, as its Source read them.
+	redirects []source.Redirect
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -244,6 +246,8 @@ type TreeReport struct {
 	// Skipped counts the manifest entries that name no page file (links,
 	// OpenAPI operations and specifications).
 	Skipped int
+	// Redirects are the site's redirects, as its Source read them.
+	Redirects []source.Redirect
 	// keys maps each page's link key (linkKey) to its index in Pages.
 	keys map[string]int
 }
@@ -286,7 +290,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r := &Report{}
 	for _, t := range trees {
-		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, keys: map[string]int{}}
+		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, keys: map[string]int{}}
 		for j, p := range t.pages {
 			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan})
 			tr.keys[linkKey(t.name, p.Route)] = j
@@ -348,7 +352,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	type opened struct {
 		t     *loadedTree
 		dir   *sitefs.Folder
-		pages []manifest.Page
+		pages []source.Page
 		src   TreeSource
 	}
 	var trees []opened

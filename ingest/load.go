@@ -15,6 +15,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 )
 
@@ -62,19 +63,21 @@ func sortedSources(opts Options) ([]TreeSource, error) {
 	return srcs, nil
 }
 
-// openTree opens one tree folder and walks its manifest. Every file the
-// tree's ingest reads, the manifest's included, goes through the one
-// sitefs.Folder it returns, which the caller closes.
-func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *sitefs.Folder, []manifest.Page, error) {
+// openTree opens one tree folder and reads its navigation through the
+// folder's Source. Every file the tree's ingest reads, the navigation's
+// included, goes through the one sitefs.Folder it returns, which the
+// caller closes.
+func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 	dir, err := sitefs.Open(src.Dir)
 	if err != nil {
 		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
 	}
-	fail := func(err error) (*loadedTree, *sitefs.Folder, []manifest.Page, error) {
+	fail := func(err error) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 		dir.Close()
 		return nil, nil, nil, err
 	}
-	res, err := manifest.WalkFolder(ctx, dir, manifest.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, CountOnly: true})
+	format := source.Detect(dir)
+	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
@@ -84,26 +87,26 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			me.File = filepath.Join(src.Dir, me.File)
 			return fail(me)
 		}
-		return fail(&Error{File: filepath.Join(src.Dir, manifest.ManifestName), Problem: err.Error(), Fix: "fix the manifest", Err: err})
+		return fail(&Error{File: src.Dir, Problem: err.Error(), Fix: "fix the " + format.Format() + " navigation", Err: err})
 	}
-	if len(res.Pages) == 0 {
-		return fail(&Error{File: filepath.Join(src.Dir, manifest.ManifestName), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
+	if len(nav.Pages) == 0 {
+		return fail(&Error{File: filepath.Join(src.Dir, nav.Navigation), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
 	}
-	if err := checkRoutes(src, res.Pages); err != nil {
+	if err := checkRoutes(src, nav.Pages); err != nil {
 		return fail(err)
 	}
-	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(res.Name)), skipped: res.Skipped}
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
-	return t, dir, res.Pages, nil
+	return t, dir, nav.Pages, nil
 }
 
 // readPages reads and checks the tree's pages in manifest order, calling
 // each, where set, with every page as it is read, and then appending it
 // to t.pages; each may drop the page's copy and scan once it has used
 // them, so that the pages need not all be held at once.
-func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeSource, pages []manifest.Page, opts Options, each func(*loadedPage) error) error {
+func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeSource, pages []source.Page, opts Options, each func(*loadedPage) error) error {
 	t.pages = make([]loadedPage, 0, len(pages))
 	for _, mp := range pages {
 		if err := ctx.Err(); err != nil {
@@ -127,7 +130,7 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 
 // checkRoutes refuses two page paths that name one route ("guides" and
 // "guides/index"): the second page would replace the first one's copy.
-func checkRoutes(src TreeSource, pages []manifest.Page) error {
+func checkRoutes(src TreeSource, pages []source.Page) error {
 	first := make(map[string]int, len(pages))
 	for i, mp := range pages {
 		route := tzctx.RouteOf(src.Name, mp.Path)
@@ -137,34 +140,21 @@ func checkRoutes(src TreeSource, pages []manifest.Page) error {
 			continue
 		}
 		a := pages[j]
-		return &Error{File: filepath.Join(src.Dir, filepath.FromSlash(mp.File)), Pointer: mp.Pointer,
+		return &Error{File: filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn)), Pointer: mp.Pointer,
 			Problem: fmt.Sprintf("page paths %q (%s at %s) and %q (%s at %s) both name the route %s",
-				a.Path, a.File, a.Pointer, mp.Path, mp.File, mp.Pointer, route),
+				a.Path, a.ListedIn, a.Pointer, mp.Path, mp.ListedIn, mp.Pointer, route),
 			Fix: "list the page under one of the two paths and remove the other entry, or rename one of the pages",
 			Err: ErrSameRoute}
 	}
 	return nil
 }
 
-// pageFile finds the file of page path p: PATH.mdx where that name is
-// present in any form, else PATH.md. A present name that is not a regular
-// file inside the folder is the page's file all the same, so that
-// ReadFile refuses it by name rather than another file being read.
-func pageFile(dir *sitefs.Folder, p string) (string, bool) {
-	for _, ext := range []string{".mdx", ".md"} {
-		if dir.Exists(p + ext) {
-			return p + ext, true
-		}
-	}
-	return "", false
-}
-
-func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp manifest.Page, maxBytes int64) (*loadedPage, error) {
-	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.File))
-	name, ok := pageFile(dir, mp.Path)
-	if !ok {
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64) (*loadedPage, error) {
+	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn))
+	name := mp.File
+	if name == "" {
 		return nil, &Error{File: listing, Pointer: mp.Pointer,
-			Problem: fmt.Sprintf("page %q has no file %s.mdx or %s.md (%s)", mp.Path, mp.Path, mp.Path, fs.ErrNotExist),
+			Problem: fmt.Sprintf("page %q has no file %s (%s)", mp.Path, mp.Tried, fs.ErrNotExist),
 			Fix:     "add the page file or remove the entry from the manifest",
 			Err:     fs.ErrNotExist}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/surface"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
@@ -330,7 +331,7 @@ func lintTree(ctx context.Context, res *findings, site string, r *ingest.Report,
 		return
 	}
 	defer dir.Close()
-	redirects := readRedirects(ctx, dir)
+	rs := redirects(t.Redirects)
 	anchors := map[string]map[string]bool{}
 	anchorsOf := func(p *ingest.PageReport) map[string]bool {
 		if a, ok := anchors[p.Route]; ok {
@@ -359,7 +360,7 @@ func lintTree(ctx context.Context, res *findings, site string, r *ingest.Report,
 				var ok bool
 				to, ok = resolve(r, t, p, target)
 				if !ok {
-					if dest, moved := redirects.follow(target); moved {
+					if dest, moved := rs.follow(target); moved {
 						if externalRE.MatchString(dest) {
 							continue
 						}
@@ -621,43 +622,8 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 	return a
 }
 
-// redirects are a tree's redirects (docs.json's "redirects", an array of
-// {"source","destination"} objects, or {"$ref": FILE} naming a file that
-// holds one), by source; a source may end in a ":name*" wildcard.
-type redirects []struct {
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-}
-
-// readRedirects reads a tree's redirects; none where docs.json holds none
-// it can read (ingest has checked the manifest already).
-func readRedirects(ctx context.Context, dir *sitefs.Folder) redirects {
-	raw, err := dir.ReadFile(ctx, manifest.ManifestName, manifest.DefaultMaxFileBytes)
-	if err != nil {
-		return nil
-	}
-	var doc struct {
-		Redirects json.RawMessage `json:"redirects"`
-	}
-	if json.Unmarshal(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")), &doc) != nil {
-		return nil
-	}
-	var ref struct {
-		Ref string `json:"$ref"`
-	}
-	if json.Unmarshal(doc.Redirects, &ref) == nil && ref.Ref != "" {
-		name := path.Clean(ref.Ref)
-		if name == ".." || strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/") {
-			return nil
-		}
-		if doc.Redirects, err = dir.ReadFile(ctx, name, manifest.DefaultMaxFileBytes); err != nil {
-			return nil
-		}
-	}
-	var rs redirects
-	_ = json.Unmarshal(doc.Redirects, &rs)
-	return rs
-}
+// redirects are a tree's redirects, as its Source read them.
+type redirects []source.Redirect
 
 // follow returns where target redirects to, following up to eight
 // redirects; a ":name*" wildcard at the end of a source carries the rest

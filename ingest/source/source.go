@@ -1,0 +1,91 @@
+// Package source turns a documentation folder into a tree: its pages in
+// navigation order, the file each page is read from, the site's name and
+// its redirects. Each documentation generator's folder layout is one
+// Source; ingest and tzctx check read every folder through this seam, so a
+// new format is a new Source, not an edit in the middle of ingest.
+//
+// Mintlify, a folder holding docs.json, is the first Source.
+package source
+
+import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+)
+
+// Source reads one documentation format.
+type Source interface {
+	// Format names the format, e.g. "mintlify".
+	Format() string
+	// Recognises reports whether the folder holds the format's marker
+	// file (Mintlify's docs.json).
+	Recognises(dir *sitefs.Folder) bool
+	// Read reads the navigation of the open folder dir within the bounds
+	// of opts. Every file it reads goes through dir. Its errors name the
+	// file, the place in it and what to do.
+	Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error)
+}
+
+// Options bound a Read. A zero field takes the format's default.
+type Options struct {
+	MaxFileBytes int64 // bytes of each navigation file
+	MaxNodes     int   // navigation entries visited
+	MaxDepth     int   // nesting of a navigation entry
+}
+
+// Tree is what a Source read from a folder.
+type Tree struct {
+	// Name is the site's name as its navigation gives it; "" where it
+	// gives none.
+	Name string
+	// Pages are the pages in navigation order, each once.
+	Pages []Page
+	// Skipped counts the navigation entries that name no page file
+	// (links, API operations and specifications).
+	Skipped int
+	// Redirects are the site's redirects, in the order given.
+	Redirects []Redirect
+	// Navigation names the navigation file at the folder's root, relative
+	// to it ("docs.json"), for errors about the navigation as a whole.
+	Navigation string
+}
+
+// Page is one page of a tree's navigation.
+type Page struct {
+	// Path is the page's path below the tree's base path, without
+	// extension ("guides/errors", "index").
+	Path string
+	// File is the file the page is read from, slash-separated and
+	// relative to the folder; "" where no file of the page exists.
+	File string
+	// Tried names the files looked for where File is "" ("x.mdx or
+	// x.md"), for the refusal.
+	Tried string
+	// ListedIn is the navigation file that lists the page, relative to
+	// the folder, and Pointer the place of the entry in it (an RFC 6901
+	// JSON pointer for a JSON file).
+	ListedIn string
+	Pointer  string
+}
+
+// Redirect sends a path of the site to another place; a source ending in
+// a ":name*" wildcard carries the rest of the path to the destination's.
+type Redirect struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+}
+
+// Formats are the Sources in the order Detect tries them.
+var Formats = []Source{Mintlify{}}
+
+// Detect returns the Source of the folder: the first of Formats that
+// recognises it, else Mintlify, whose Read then names the docs.json the
+// folder lacks.
+func Detect(dir *sitefs.Folder) Source {
+	for _, s := range Formats {
+		if s.Recognises(dir) {
+			return s
+		}
+	}
+	return Mintlify{}
+}
