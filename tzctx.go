@@ -9,9 +9,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 )
+
+// FaultText is err's message less the path of the *fs.PathError in its
+// chain, for a message that names the file in its own words.
+func FaultText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
 
 // Trees lists the documentation trees the plane serves, in tree order.
 var Trees = []string{"cloud", "blueprint", "tzdocs"}

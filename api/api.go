@@ -271,20 +271,6 @@ func bodyArgs(body io.Reader, tooLarge *tzctx.Error) (map[string]any, error) {
 	return m, nil
 }
 
-// canonical reports whether s is a canonical unsigned decimal,
-// ^(0|[1-9][0-9]*)$: no sign, leading zero or spaces.
-func canonical(s string) bool {
-	if s == "" || (s[0] == '0' && len(s) > 1) {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // maxSafe is 2^53-1, the largest integer every JSON client holds exactly.
 const maxSafe = 1<<53 - 1
 
@@ -331,7 +317,7 @@ func queryArgs(raw string, a *dispatch.Action) (map[string]any, error) {
 		}
 		if m.ints[key] {
 			n, err := strconv.ParseUint(val, 10, 64)
-			if !canonical(val) || err != nil || n > maxSafe {
+			if strings.HasPrefix(val, "-") || !dispatch.IntegerLiteral(val) || err != nil || n > maxSafe {
 				return nil, tzctx.Errorf(tzctx.InvalidRequest, "parameter %s must be an unsigned decimal integer such as 8000, with no sign, leading zero or spaces", key)
 			}
 			args[key] = json.Number(val)

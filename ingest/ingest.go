@@ -141,7 +141,7 @@ func (e *Error) Unwrap() error { return e.Err }
 func SiteTrees(site string) ([]TreeSource, error) {
 	ents, err := os.ReadDir(site)
 	if err != nil {
-		return nil, &Error{File: site, Problem: "cannot read the site folder: " + errText(err), Fix: "name a folder holding cloud/, blueprint/ or tzdocs/"}
+		return nil, &Error{File: site, Problem: "cannot read the site folder: " + tzctx.FaultText(err), Fix: "name a folder holding cloud/, blueprint/ or tzdocs/"}
 	}
 	var out []TreeSource
 	for _, e := range ents {
@@ -176,7 +176,7 @@ func linkedFolder(site, name string) (bool, error) {
 	target, _ := os.Readlink(link)
 	fi, err := os.Stat(link)
 	if err != nil {
-		return false, &Error{File: link, Problem: fmt.Sprintf("%s is a symbolic link to %s, which cannot be followed (%s)", name, target, errText(err)),
+		return false, &Error{File: link, Problem: fmt.Sprintf("%s is a symbolic link to %s, which cannot be followed (%s)", name, target, tzctx.FaultText(err)),
 			Fix: "remove the link, or make it point to a tree folder inside the site folder", Err: ErrSymlinkTree}
 	}
 	if !fi.IsDir() {
@@ -191,14 +191,6 @@ func linkedFolder(site, name string) (bool, error) {
 	}
 	return false, &Error{File: link, Problem: fmt.Sprintf("tree folder %s is a symbolic link to %s, outside the site folder %s", name, target, site),
 		Fix: fmt.Sprintf("ingest that folder with --tree %s=%s, or move it into the site folder", name, target), Err: ErrSymlinkTree}
-}
-
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // loadedPage is one page read and checked, ready to store.

@@ -70,7 +70,7 @@ func sortedSources(opts Options) ([]TreeSource, error) {
 func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 	dir, err := sitefs.Open(src.Dir)
 	if err != nil {
-		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + errText(err), Fix: "name a documentation folder holding docs.json", Err: err}
+		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + tzctx.FaultText(err), Fix: "name a documentation folder holding docs.json", Err: err}
 	}
 	fail := func(err error) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 		dir.Close()
@@ -217,7 +217,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 func readFault(err error, what string) (problem, fix string) {
 	var se *sitefs.Error
 	if !errors.As(err, &se) {
-		return "cannot read the " + what + " file: " + errText(err), "check the file's permissions"
+		return "cannot read the " + what + " file: " + tzctx.FaultText(err), "check the file's permissions"
 	}
 	switch {
 	case errors.Is(err, sitefs.ErrOutside):

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/killpoint"
 )
 
@@ -220,12 +221,12 @@ func exportFile(ctx context.Context, tw *tar.Writer, header func(string, int64) 
 	}
 	in, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.Path)))
 	if err != nil {
-		return damaged("cannot be read (%v)", errText(err))
+		return damaged("cannot be read (%v)", tzctx.FaultText(err))
 	}
 	defer in.Close()
 	fi, err := in.Stat()
 	if err != nil {
-		return damaged("cannot be read (%v)", errText(err))
+		return damaged("cannot be read (%v)", tzctx.FaultText(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return damaged("is not a regular file")
@@ -244,7 +245,7 @@ func exportFile(ctx context.Context, tw *tar.Writer, header func(string, int64) 
 			return ctx.Err()
 		}
 		if src.err != nil {
-			return damaged("cannot be read (%v)", errText(src.err))
+			return damaged("cannot be read (%v)", tzctx.FaultText(src.err))
 		}
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/killpoint"
 )
 
@@ -179,7 +180,7 @@ func (s *Store) Lookup(name string) (Meta, error) {
 			// so a folder whose meta.json is there but does not read is
 			// damaged. One without meta.json (a copy in progress) is no
 			// version yet.
-			return Meta{}, &DamagedError{Version: name, File: metaFile, Problem: fmt.Sprintf("cannot be read (%v)", errText(err))}
+			return Meta{}, &DamagedError{Version: name, File: metaFile, Problem: fmt.Sprintf("cannot be read (%v)", tzctx.FaultText(err))}
 		}
 		return Meta{}, fmt.Errorf("no version %q in %s; 'tzctx versions' lists them", name, s.dir)
 	}
@@ -377,7 +378,7 @@ type fault struct {
 func folderKey(dir string) string {
 	fi, err := os.Stat(filepath.Join(dir, metaFile))
 	if err != nil {
-		return dir + ":" + errText(err)
+		return dir + ":" + tzctx.FaultText(err)
 	}
 	return fmt.Sprintf("%s:%d:%d", dir, fi.Size(), fi.ModTime().UnixNano())
 }

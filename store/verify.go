@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/turnzerocloud/tzctx"
 )
 
 // FormatVersion is the layout of a version folder that this build writes
@@ -140,7 +142,7 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 	}
 	m, err := readMeta(dir)
 	if err != nil {
-		return damaged(metaFile, "cannot be read (%v)", errText(err))
+		return damaged(metaFile, "cannot be read (%v)", tzctx.FaultText(err))
 	}
 	if m.Name != name {
 		return damaged(metaFile, "names version %q, not the folder's name", m.Name)
@@ -196,7 +198,7 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 		if errors.As(err, &de) {
 			return Meta{}, de
 		}
-		return damaged("", "cannot be read (%v)", errText(err))
+		return damaged("", "cannot be read (%v)", tzctx.FaultText(err))
 	}
 	for _, f := range m.Files {
 		if !seen[f.Path] {
@@ -209,21 +211,13 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 			if ctx.Err() != nil {
 				return Meta{}, ctx.Err()
 			}
-			return damaged(f.Path, "cannot be read (%v)", errText(err))
+			return damaged(f.Path, "cannot be read (%v)", tzctx.FaultText(err))
 		}
 		if sum != f.SHA256 {
 			return damaged(f.Path, "its SHA-256 differs from the checksum recorded at ingest")
 		}
 	}
 	return m, nil
-}
-
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // PanicError is a panic recovered in the store, reported as an error.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx/ingest/lint"
+	"github.com/turnzerocloud/tzctx/internal/finding"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
@@ -125,14 +127,14 @@ func TestCheckLint(t *testing.T) {
 				args = append(args, a)
 			}
 			r := runCLI(t, t.TempDir(), args...)
-			var got findings
+			var got finding.Report
 			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 				t.Fatalf("--json output is not JSON (%v):\n%s\nstderr: %s", err, r.stdout, r.stderr)
 			}
 			if (len(tt.errors) > 0) != (r.err != nil) {
 				t.Errorf("exit error %v with %d errors expected", r.err, len(tt.errors))
 			}
-			compare := func(kind string, got []finding, want []want) {
+			compare := func(kind string, got []finding.Finding, want []want) {
 				sort.Slice(got, func(i, j int) bool {
 					if got[i].File != got[j].File {
 						return got[i].File < got[j].File
@@ -254,7 +256,7 @@ func TestCheckContracts(t *testing.T) {
 // anchors resolve.
 func TestCheckSampleSite(t *testing.T) {
 	r := runCLI(t, t.TempDir(), "check", testkit.SampleSite(t), "--json")
-	var got findings
+	var got finding.Report
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("--json: %v\n%s", err, r.stdout)
 	}
@@ -284,14 +286,14 @@ func TestCheckCorpora(t *testing.T) {
 			if err != nil && !errors.As(err, &ee) {
 				t.Fatal(err)
 			}
-			var got findings
+			var got finding.Report
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("--json: %v\n%.2000s\nstderr: %s", err, out, stderr.String())
 			}
 			counts := map[string]int{}
 			for _, f := range append(got.Errors, got.Warnings...) {
 				counts[f.Rule]++
-				if f.Rule == ruleIngest {
+				if f.Rule == lint.RuleIngest {
 					t.Errorf("ingest refuses the corpus: %s", f)
 				}
 				if f.Line < 1 || !strings.HasPrefix(f.File, filepath.ToSlash(dir)+"/") {

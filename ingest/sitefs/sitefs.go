@@ -26,6 +26,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/turnzerocloud/tzctx"
 )
 
 // ErrOutside, ErrNotRegular and ErrTooLarge are the faults ReadFile
@@ -88,7 +90,7 @@ func (e *Error) Error() string {
 		}
 		return e.Name + " does not exist"
 	}
-	return e.Name + ": " + errText(e.Err)
+	return e.Name + ": " + tzctx.FaultText(e.Err)
 }
 
 // linkText says which link points where, and through which link the
@@ -106,14 +108,6 @@ func (e *Error) linkText() string {
 
 // Unwrap returns the kind of fault.
 func (e *Error) Unwrap() error { return e.Err }
-
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
 
 // Folder reads the files of one folder.
 type Folder struct {

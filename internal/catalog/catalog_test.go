@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx/internal/finding"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -38,7 +39,7 @@ func copySet(t *testing.T) (Files, string) {
 	return Files{Contracts: os.DirFS(filepath.Join(root, "contracts")), Schemas: os.DirFS(filepath.Join(root, "schemas"))}, root
 }
 
-func rules(ps []Problem) []string {
+func rules(ps []finding.Finding) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.File+" "+p.Rule)

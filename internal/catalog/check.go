@@ -9,23 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/turnzerocloud/tzctx/internal/finding"
 	"github.com/turnzerocloud/tzctx/internal/surface"
 )
-
-// Problem is one defect of the contract set.
-type Problem struct {
-	File   string `json:"file"` // an index path such as "contracts/overview.md"
-	Rule   string `json:"rule"`
-	Line   int    `json:"line,omitempty"`
-	Detail string `json:"detail"`
-}
-
-func (p Problem) String() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s: %s", p.File, p.Line, p.Rule, p.Detail)
-	}
-	return fmt.Sprintf("%s: %s: %s", p.File, p.Rule, p.Detail)
-}
 
 // The rules Check applies.
 const (
@@ -49,11 +35,11 @@ type CheckOptions struct {
 // Check holds the contract set of files to CTX-01 in both directions, to
 // CTX-02's plain UTF-8 Markdown and JSON, to CTX-06's commands and to
 // CTX-08, and returns every problem found, by file.
-func Check(files Files, opts CheckOptions) []Problem {
-	var out []Problem
+func Check(files Files, opts CheckOptions) []finding.Finding {
+	var out []finding.Finding
 	idx, err := ReadIndex(files)
 	if err != nil {
-		return []Problem{{File: "schemas/served_context.json", Rule: RuleJSON, Detail: err.Error()}}
+		return []finding.Finding{{File: "schemas/served_context.json", Rule: RuleJSON, Message: err.Error()}}
 	}
 	named := map[string]bool{}
 	name := func(p string) {
@@ -81,7 +67,7 @@ func Check(files Files, opts CheckOptions) []Problem {
 	for _, p := range paths {
 		raw, err := files.ReadFile(p)
 		if err != nil {
-			out = append(out, Problem{File: p, Rule: RuleMissing, Detail: "the index names this file, which does not exist; add it or remove the row from schemas/served_context.json"})
+			out = append(out, finding.Finding{File: p, Rule: RuleMissing, Message: "the index names this file, which does not exist; add it or remove the row from schemas/served_context.json"})
 			continue
 		}
 		out = append(out, checkText(p, raw, true, opts.CodeNames, allowed)...)
@@ -97,7 +83,7 @@ func Check(files Files, opts CheckOptions) []Problem {
 			}
 			full := path.Join(folder.name, p)
 			if !named[full] {
-				out = append(out, Problem{File: full, Rule: RuleUnindexed, Detail: "this file is part of the contract set but the index does not name it, so it is not served; add a row to schemas/served_context.json or remove the file"})
+				out = append(out, finding.Finding{File: full, Rule: RuleUnindexed, Message: "this file is part of the contract set but the index does not name it, so it is not served; add a row to schemas/served_context.json or remove the file"})
 			}
 			return nil
 		})
@@ -110,7 +96,7 @@ func Check(files Files, opts CheckOptions) []Problem {
 		}
 		for _, c := range g.Commands {
 			if !strings.Contains(string(raw), c) {
-				out = append(out, Problem{File: cleanPath(g.Path), Rule: RuleGuide, Detail: fmt.Sprintf("the index says guide %s teaches %q, which its text never names", g.Subject, c)})
+				out = append(out, finding.Finding{File: cleanPath(g.Path), Rule: RuleGuide, Message: fmt.Sprintf("the index says guide %s teaches %q, which its text never names", g.Subject, c)})
 			}
 		}
 	}
@@ -126,19 +112,19 @@ func Check(files Files, opts CheckOptions) []Problem {
 }
 
 // checkText holds one served text to CTX-02 and CTX-08.
-func checkText(name string, raw []byte, mustName bool, codeNames, allowed []string) []Problem {
-	var out []Problem
+func checkText(name string, raw []byte, mustName bool, codeNames, allowed []string) []finding.Finding {
+	var out []finding.Finding
 	if !utf8.Valid(raw) {
-		return []Problem{{File: name, Rule: RuleEncoding, Detail: "the file is not valid UTF-8; save it as UTF-8"}}
+		return []finding.Finding{{File: name, Rule: RuleEncoding, Message: "the file is not valid UTF-8; save it as UTF-8"}}
 	}
 	if strings.HasPrefix(string(raw), "\ufeff") {
-		out = append(out, Problem{File: name, Rule: RuleEncoding, Detail: "the file starts with a byte order mark; remove it"})
+		out = append(out, finding.Finding{File: name, Rule: RuleEncoding, Message: "the file starts with a byte order mark; remove it"})
 	}
 	if strings.HasSuffix(name, ".json") && !json.Valid(raw) {
-		out = append(out, Problem{File: name, Rule: RuleJSON, Detail: "the file does not parse as JSON"})
+		out = append(out, finding.Finding{File: name, Rule: RuleJSON, Message: "the file does not parse as JSON"})
 	}
 	for _, f := range surface.Check(string(raw), surface.Options{MustName: mustName, CodeNames: codeNames, Allowed: allowed}) {
-		out = append(out, Problem{File: name, Rule: RuleSurface + "-" + string(f.Rule), Line: f.Line, Detail: f.Detail})
+		out = append(out, finding.Finding{File: name, Rule: RuleSurface + "-" + string(f.Rule), Line: f.Line, Message: f.Detail})
 	}
 	return out
 }

@@ -197,7 +197,7 @@ func bindable(a any, t reflect.Type) bool {
 	case bool:
 		return t.Kind() == reflect.Bool
 	case json.Number:
-		if t.Kind() == reflect.String || t.Kind() == reflect.Bool || !integerLiteral(string(a)) {
+		if t.Kind() == reflect.String || t.Kind() == reflect.Bool || !IntegerLiteral(string(a)) {
 			return false
 		}
 		n, err := strconv.ParseInt(string(a), 10, 64)
@@ -213,14 +213,15 @@ func ignorable(a any) bool {
 	case nil, string, bool:
 		return true
 	case json.Number:
-		return integerLiteral(string(a))
+		return IntegerLiteral(string(a))
 	}
 	return false
 }
 
-// integerLiteral reports whether s is a JSON number without fraction or
-// exponent: -?(0|[1-9][0-9]*).
-func integerLiteral(s string) bool {
+// IntegerLiteral reports whether s is a JSON number without fraction or
+// exponent, -?(0|[1-9][0-9]*): the one check of an integer's form, for
+// JSON bodies and, less the sign, for GET parameters.
+func IntegerLiteral(s string) bool {
 	s = strings.TrimPrefix(s, "-")
 	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return false

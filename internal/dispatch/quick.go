@@ -239,7 +239,7 @@ func (m *quickMember) valid(v any) bool {
 		return m.pattern == nil || m.pattern.MatchString(s)
 	case "integer":
 		n, ok := v.(json.Number)
-		if !ok || !integerLiteral(string(n)) {
+		if !ok || !IntegerLiteral(string(n)) {
 			return false
 		}
 		i, err := strconv.ParseInt(string(n), 10, 64)

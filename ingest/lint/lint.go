@@ -1,0 +1,569 @@
+// Package lint is tzctx check's lint of a documentation site: after every
+// check ingest runs (ingest.Check), it reports internal links and #anchors
+// that name no listed page or heading, page files the navigation does not
+// list, and CTX-08 findings, as finding.Findings.
+package lint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
+	"github.com/turnzerocloud/tzctx/internal/finding"
+	"github.com/turnzerocloud/tzctx/internal/surface"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
+)
+
+// Trees lints every tree of r, which ingest.Check read from the site
+// folder site ("" where the trees were given one by one), holding pages to
+// CTX-08 with codeNames; it adds its findings to res.
+func Trees(ctx context.Context, res *finding.Report, site string, r *ingest.Report, codeNames []string) {
+	for i := range r.Trees {
+		lintTree(ctx, res, site, r, &r.Trees[i], codeNames)
+	}
+}
+
+// The rules of the documentation lint. Contract-set findings carry
+// catalog's rules; CTX-08 findings are "ctx-08-" and surface's rule.
+const (
+	RuleIngest       = "ingest"        // a fault ingest refuses the site for
+	RuleBrokenLink   = "broken-link"   // an internal link to no listed page
+	RuleBrokenAnchor = "broken-anchor" // a #fragment naming no heading of its page
+	RuleUnlisted     = "unlisted-file" // a page file the manifest does not list
+	RuleCTX08        = "ctx-08-"       // prefix of surface's rules
+)
+
+// shown is file (a path as ingest names it) relative to the site folder,
+// slash-separated; as given where there is no site folder.
+func shown(site, file string) string {
+	if site != "" {
+		if rel, err := filepath.Rel(site, file); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(file)
+}
+
+// IngestFinding turns an error of ingest into a finding: the file, the
+// line (of the manifest's JSON pointer, or of the fault in a text) and
+// ingest's problem and fix.
+func IngestFinding(site string, err error) finding.Finding {
+	var ie *ingest.Error
+	var me *manifest.Error
+	switch {
+	case errors.As(err, &me):
+		f := finding.Finding{File: shown(site, me.File), Line: me.Line, Rule: RuleIngest, Message: me.Problem}
+		if me.Pointer != "" {
+			f.Message = "at " + me.Pointer + ": " + f.Message
+			if f.Line == 0 {
+				f.Line = pointerLine(me.File, me.Pointer)
+			}
+		}
+		if me.Fix != "" {
+			f.Message += "; " + me.Fix
+		}
+		f.Line = max(f.Line, 1)
+		return f
+	case errors.As(err, &ie):
+		f := finding.Finding{File: shown(site, ie.File), Line: ie.Line, Rule: RuleIngest, Message: ie.Problem}
+		if ie.Pointer != "" {
+			f.Message = "listed at " + ie.Pointer + ": " + f.Message
+			if f.Line == 0 && strings.HasSuffix(ie.File, ".json") {
+				f.Line = pointerLine(ie.File, ie.Pointer)
+			}
+		}
+		if ie.Fix != "" {
+			f.Message += "; " + ie.Fix
+		}
+		f.Line = max(f.Line, 1)
+		return f
+	}
+	return finding.Finding{File: site, Line: 1, Rule: RuleIngest, Message: err.Error()}
+}
+
+// pointerLine returns the 1-based line of the value at the JSON pointer
+// in the JSON file, or 1 where the file does not read or holds no such
+// value.
+func pointerLine(file, pointer string) int {
+	data, err := os.ReadFile(file)
+	if err != nil || pointer == "" {
+		return 1
+	}
+	var want []string
+	for _, tok := range strings.Split(pointer, "/")[1:] {
+		want = append(want, strings.NewReplacer("~1", "/", "~0", "~").Replace(tok))
+	}
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	off := -1
+	// find reads the value at depth d, whose place matches want[:d], and
+	// descends only into the member or element want[d] names.
+	var find func(d int) error
+	find = func(d int) error {
+		if d == len(want) {
+			off = int(dec.InputOffset())
+			return io.EOF
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		delim, ok := tok.(json.Delim)
+		if !ok {
+			return nil
+		}
+		for i := 0; dec.More(); i++ {
+			name := strconv.Itoa(i)
+			if delim == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				name, _ = k.(string)
+			}
+			if name == want[d] {
+				return find(d + 1)
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_ = find(0)
+	if off < 0 {
+		return 1
+	}
+	// The offset is just past the member name or the comma before the
+	// value: the value starts at the next character that is none of
+	// space, colon or comma.
+	for off < len(data) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
+		off++
+	}
+	return 1 + bytes.Count(data[:min(off, len(data))], []byte("\n"))
+}
+
+// externalRE matches a target with a URI scheme (https:, mailto:, tel:).
+var externalRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
+
+// refDefRE matches a link reference definition "[label]: target"; a
+// footnote ("[^1]: text") is none.
+var refDefRE = regexp.MustCompile(`^ {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^>\n]*>|\S+)`)
+
+// idRE matches an explicit id attribute, an anchor a heading need not give.
+var idRE = regexp.MustCompile(`\bid=["']([^"']+)["']`)
+
+// lintTree adds the documentation lint's findings for one tree of r to res.
+func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.Report, t *ingest.TreeReport, codeNames []string) {
+	dir, err := sitefs.Open(t.Dir)
+	if err != nil {
+		res.Errors = append(res.Errors, finding.Finding{File: shown(site, t.Dir), Line: 1, Rule: RuleIngest, Message: "cannot open the tree folder: " + err.Error()})
+		return
+	}
+	defer dir.Close()
+	rs := redirects(t.Redirects)
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(p *ingest.PageReport) map[string]bool {
+		if a, ok := anchors[p.Route]; ok {
+			return a
+		}
+		a := pageAnchors(ctx, dir, p)
+		anchors[p.Route] = a
+		return a
+	}
+	fileOf := func(p *ingest.PageReport) string {
+		return shown(site, filepath.Join(t.Dir, filepath.FromSlash(p.File)))
+	}
+	for i := range t.Pages {
+		p := &t.Pages[i]
+		for _, l := range pageLinks(p) {
+			at := finding.Finding{File: fileOf(p), Line: p.CopyLine + l.line - 1}
+			target, frag, _ := strings.Cut(l.target, "#")
+			if j := strings.IndexByte(target, '?'); j >= 0 {
+				target = target[:j]
+			}
+			to := p
+			if target != "" {
+				if isAsset(target) {
+					continue
+				}
+				var ok bool
+				to, ok = resolve(r, t, p, target)
+				if !ok {
+					if dest, moved := rs.follow(target); moved {
+						if externalRE.MatchString(dest) {
+							continue
+						}
+						to, ok = resolve(r, t, p, dest)
+					}
+				}
+				if !ok {
+					at.Rule = RuleBrokenLink
+					at.Message = fmt.Sprintf("the link target %q names no page the manifest lists", l.target)
+					if f := unlistedFile(t, p, target); f != "" {
+						at.Message += fmt.Sprintf(" (%s exists, but docs.json does not list it); list the page under navigation, or link a listed page", f)
+					} else {
+						at.Message += "; link a listed page by its path (e.g. /guides/setup), or add and list the page"
+					}
+					res.Errors = append(res.Errors, at)
+					continue
+				}
+			}
+			if frag == "" {
+				continue
+			}
+			if u, err := url.PathUnescape(frag); err == nil {
+				frag = u
+			}
+			a := anchorsOf(to)
+			if a[strings.ToLower(frag)] {
+				continue
+			}
+			at.Rule = RuleBrokenAnchor
+			at.Message = fmt.Sprintf("the anchor #%s names no heading of %s (%s)", frag, to.Route, to.File)
+			if hint := someAnchors(a); hint != "" {
+				at.Message += "; link one of its headings' anchors (" + hint + ") or rename the heading"
+			} else {
+				at.Message += ", which has no heading; link the page without the anchor"
+			}
+			res.Errors = append(res.Errors, at)
+		}
+		for _, f := range surface.Check(p.Copy, surface.Options{MustName: false, CodeNames: codeNames}) {
+			res.Warnings = append(res.Warnings, finding.Finding{File: fileOf(p), Line: p.CopyLine + max(f.Line, 1) - 1, Rule: RuleCTX08 + string(f.Rule), Message: f.Detail})
+		}
+	}
+	res.Warnings = append(res.Warnings, unlisted(site, t)...)
+}
+
+// link is one internal link candidate of a page: its target as written
+// (angle brackets and escapes removed) and its 1-based line in the copy.
+type link struct {
+	target string
+	line   int
+}
+
+// pageLinks returns the targets of the inline links "[text](target)" and
+// of the reference definitions "[label]: target" of a page's copy, less
+// those inside fenced code blocks and HTML comments (as textmap's scan
+// found them), inline code spans and inline HTML comments, and less
+// external targets (a scheme, or "//").
+func pageLinks(p *ingest.PageReport) []link {
+	var out []link
+	m := p.Scan
+	fi, ci := 0, 0
+	lines := strings.Split(p.Copy, "\n")
+	for i, line := range lines {
+		if i >= len(m.LineStarts) {
+			break
+		}
+		cp := int(m.LineStarts[i])
+		for fi < len(m.Fences) && m.Fences[fi].End <= cp {
+			fi++
+		}
+		for ci < len(m.Comments) && m.Comments[ci].End <= cp {
+			ci++
+		}
+		if fi < len(m.Fences) && m.Fences[fi].Start <= cp || ci < len(m.Comments) && m.Comments[ci].Start <= cp {
+			continue
+		}
+		line = maskInline(strings.TrimSuffix(line, "\r"))
+		var targets []string
+		if mm := refDefRE.FindStringSubmatch(line); mm != nil {
+			targets = append(targets, strings.TrimSuffix(strings.TrimPrefix(mm[2], "<"), ">"))
+		}
+		targets = append(targets, ingest.LinkTargets(line)...)
+		for _, tg := range targets {
+			tg = strings.TrimSpace(tg)
+			if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
+				continue
+			}
+			out = append(out, link{target: tg, line: i + 1})
+		}
+	}
+	return out
+}
+
+// maskInline blanks the inline code spans (a run of backticks to the next
+// run of as many on the line) and inline HTML comments of a line, keeping
+// its length, so that no link is read inside them.
+func maskInline(line string) string {
+	b := []byte(line)
+	blank := func(from, to int) {
+		for k := from; k < to; k++ {
+			b[k] = ' '
+		}
+	}
+	for i := 0; i < len(b); {
+		switch {
+		case b[i] == '`':
+			n := 0
+			for i+n < len(b) && b[i+n] == '`' {
+				n++
+			}
+			closer := -1
+			for j := i + n; j < len(b); {
+				if b[j] != '`' {
+					j++
+					continue
+				}
+				k := 0
+				for j+k < len(b) && b[j+k] == '`' {
+					k++
+				}
+				if k == n {
+					closer = j
+					break
+				}
+				j += k
+			}
+			if closer < 0 {
+				i += n
+				continue
+			}
+			blank(i, closer+n)
+			i = closer + n
+		case bytes.HasPrefix(b[i:], []byte("<!--")):
+			end := bytes.Index(b[i+4:], []byte("-->"))
+			if end < 0 {
+				blank(i, len(b))
+				return string(b)
+			}
+			blank(i, i+4+end+3)
+			i += 4 + end + 3
+		case b[i] == '\\' && i+1 < len(b):
+			// An escaped character is literal: "\[" opens no link.
+			b[i+1] = ' '
+			i += 2
+		default:
+			i++
+		}
+	}
+	return string(b)
+}
+
+// isAsset reports whether a target names a file that is not a page: its
+// last segment has an extension other than .md or .mdx (an image, a JSON
+// specification, llms.txt).
+func isAsset(target string) bool {
+	seg := path.Base(target)
+	ext := strings.ToLower(path.Ext(seg))
+	return len(ext) > 1 && ext != ".md" && ext != ".mdx" && ext != seg && seg != ".."
+}
+
+// resolve finds the listed page a link target names. An absolute target
+// ("/guides/x", with or without the tree's base path) is matched as it is,
+// in the page's tree and then, where its first segment names another tree
+// of r ("/tzdocs/x" from the cloud tree), in that tree; a relative one is
+// resolved against the folder of the page's file (as a reader of the files
+// resolves it) and against the page's URL (as a browser does; the two
+// differ for a folder's index page), and either match counts.
+func resolve(r *ingest.Report, t *ingest.TreeReport, from *ingest.PageReport, target string) (*ingest.PageReport, bool) {
+	if strings.HasPrefix(target, "/") {
+		if to, ok := t.Lookup(target); ok {
+			return to, true
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(target, "/"), "/")
+		for i := range r.Trees {
+			if o := &r.Trees[i]; o.Name == first && o != t {
+				return o.Lookup(target)
+			}
+		}
+		return nil, false
+	}
+	slug := strings.TrimSuffix(from.Path, "/index")
+	if slug == "index" {
+		slug = ""
+	}
+	for _, base := range []string{path.Dir(from.Path), path.Dir(slug)} {
+		p := path.Join(base, target)
+		if p == ".." || strings.HasPrefix(p, "../") {
+			continue
+		}
+		if p == "." {
+			p = "" // the tree's home page
+		}
+		if to, ok := t.Lookup("/" + p); ok {
+			return to, true
+		}
+	}
+	return nil, false
+}
+
+// unlistedFile returns the file, relative to the tree folder, of a page
+// file a broken target names that exists but is not listed; "" otherwise.
+func unlistedFile(t *ingest.TreeReport, from *ingest.PageReport, target string) string {
+	p := target
+	if !strings.HasPrefix(p, "/") {
+		p = path.Join(path.Dir(from.Path), p)
+	}
+	p = strings.Trim(p, "/")
+	p = strings.TrimPrefix(p, t.Name+"/")
+	p = strings.TrimSuffix(strings.TrimSuffix(p, ".mdx"), ".md")
+	for _, c := range []string{p + ".mdx", p + ".md", p + "/index.mdx", p + "/index.md"} {
+		if fi, err := os.Stat(filepath.Join(t.Dir, filepath.FromSlash(c))); err == nil && fi.Mode().IsRegular() {
+			return c
+		}
+	}
+	return ""
+}
+
+// importRE matches an MDX import of a snippet file, whose headings are
+// rendered into the page that imports it.
+var importRE = regexp.MustCompile(`(?m)^import\s+\w+\s+from\s+['"]([^'"]+\.mdx?)['"]`)
+
+// pageAnchors returns the anchors a link may name on a page, lower-cased:
+// those of its headings of every depth and of its headings of depth 2 or
+// more (the outline's, whose repeat suffixes may differ), those of the
+// headings of the snippet files it imports (read through the tree folder),
+// and explicit id attributes.
+func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) map[string]bool {
+	a := map[string]bool{}
+	var deep []textmap.Heading
+	for _, h := range p.Scan.Headings {
+		if h.Depth >= 2 {
+			deep = append(deep, h)
+		}
+	}
+	for _, m := range importRE.FindAllStringSubmatch(p.Copy, -1) {
+		name := m[1]
+		if !strings.HasPrefix(name, "/") {
+			name = path.Join(path.Dir(p.File), name)
+		}
+		name = path.Clean(strings.TrimPrefix(name, "/"))
+		if name == ".." || strings.HasPrefix(name, "../") {
+			continue
+		}
+		raw, err := dir.ReadFile(ctx, name, ingest.DefaultMaxPageBytes)
+		if err != nil {
+			continue
+		}
+		for _, h := range textmap.Scan(string(raw)).Headings {
+			a[strings.ToLower(textmap.Anchor(h.Text))] = true
+		}
+	}
+	for _, hs := range [][]textmap.Heading{p.Scan.Headings, deep} {
+		for _, x := range textmap.Anchors(hs) {
+			a[strings.ToLower(x)] = true
+		}
+	}
+	for _, m := range idRE.FindAllStringSubmatch(p.Copy, -1) {
+		a[strings.ToLower(m[1])] = true
+	}
+	return a
+}
+
+// redirects are a tree's redirects, as its Source read them.
+type redirects []source.Redirect
+
+// follow returns where target redirects to, following up to eight
+// redirects; a ":name*" wildcard at the end of a source carries the rest
+// of the target to the destination's.
+func (rs redirects) follow(target string) (string, bool) {
+	norm := func(s string) string { return "/" + strings.Trim(s, "/") }
+	cur, moved := norm(target), false
+	for range 8 {
+		next := ""
+		for _, r := range rs {
+			src := norm(r.Source)
+			if i := strings.LastIndex(src, "/:"); i >= 0 && strings.HasSuffix(src, "*") && !strings.Contains(src[i+2:len(src)-1], "/") {
+				prefix := src[:i]
+				if cur == prefix || strings.HasPrefix(cur, prefix+"/") {
+					rest := strings.TrimPrefix(strings.TrimPrefix(cur, prefix), "/")
+					dest := r.Destination
+					if j := strings.LastIndex(dest, "/:"); j >= 0 && strings.HasSuffix(dest, "*") {
+						dest = dest[:j] + "/" + rest
+					}
+					next = dest
+					break
+				}
+				continue
+			}
+			if src == cur {
+				next = r.Destination
+				break
+			}
+		}
+		if next == "" {
+			break
+		}
+		if externalRE.MatchString(next) {
+			return next, true
+		}
+		cur, moved = norm(next), true
+	}
+	return cur, moved
+}
+
+// someAnchors names up to five anchors of a set, sorted, for a message.
+func someAnchors(a map[string]bool) string {
+	var all []string
+	for x := range a {
+		if x != "" {
+			all = append(all, "#"+x)
+		}
+	}
+	sort.Strings(all)
+	if len(all) > 5 {
+		all = append(all[:5], "…")
+	}
+	return strings.Join(all, ", ")
+}
+
+// unlisted returns a warning for each page file (.md or .mdx) below the
+// tree folder that is not a listed page's file. Hidden folders,
+// node_modules and the top-level snippets folder (Mintlify's, for files
+// imported into pages and never rendered as pages) are not looked in.
+func unlisted(site string, t *ingest.TreeReport) []finding.Finding {
+	listed := map[string]string{} // file -> page path
+	byPath := map[string]string{} // page path -> its file
+	for _, p := range t.Pages {
+		listed[p.File] = p.Path
+		byPath[p.Path] = p.File
+	}
+	var out []finding.Finding
+	_ = filepath.WalkDir(t.Dir, func(f string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(t.Dir, f)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || rel == "snippets") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		ext := path.Ext(rel)
+		if ext != ".md" && ext != ".mdx" || !d.Type().IsRegular() {
+			return nil
+		}
+		if _, ok := listed[rel]; ok {
+			return nil
+		}
+		w := finding.Finding{File: shown(site, f), Line: 1, Rule: RuleUnlisted}
+		if other, ok := byPath[strings.TrimSuffix(rel, ext)]; ok {
+			w.Message = fmt.Sprintf("the page %s is read from %s, so this file is never read; remove one of the two", strings.TrimSuffix(rel, ext), other)
+		} else {
+			w.Message = "docs.json does not list this page file, so it is not ingested or served; list it under navigation, or remove it"
+		}
+		out = append(out, w)
+		return nil
+	})
+	return out
+}
