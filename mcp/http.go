@@ -18,6 +18,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/shed"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -41,6 +42,23 @@ type HTTPOptions struct {
 	// refused credential's WWW-Authenticate challenge names, so an OAuth
 	// client finds the issuer.
 	ResourceMetadata string
+	// StreamsPerCaller and StreamsTotal bound the long-lived streams (a
+	// session's GET, a subscriptions/listen) open at once, per caller (a
+	// signed-in account or credential; anonymous callers by remote
+	// address) and in all; such a stream holds no call slot. 0 means
+	// DefaultStreamsPerCaller, DefaultStreamsTotal.
+	StreamsPerCaller, StreamsTotal int
+	// MaxListenBytes bounds a subscriptions/listen body, which its stream
+	// keeps; 0 means DefaultMaxListenBytes.
+	MaxListenBytes int
+	// SessionsPerCaller and SessionsTotal bound the open sessions, per
+	// caller and in all; 0 means DefaultSessionsPerCaller,
+	// DefaultSessionsTotal.
+	SessionsPerCaller, SessionsTotal int
+	// MaxInitializeBytes bounds an initialize body, and so the client
+	// name, version and capabilities its session keeps; 0 means
+	// DefaultMaxInitializeBytes.
+	MaxInitializeBytes int
 }
 
 // HTTPHandler is the streamable HTTP transport: Origin check, bearer
@@ -52,6 +70,11 @@ type HTTPHandler struct {
 	opts    HTTPOptions
 	inner   *server.StreamableHTTPServer
 	allowed map[string]bool
+	// sessions are the sessions initialize opened, by owner; streams
+	// count the long-lived streams, open holds them for Close.
+	sessions *sessions
+	streams  *shed.Counter
+	open     openStreams
 }
 
 var _ http.Handler = (*HTTPHandler)(nil)
@@ -64,12 +87,29 @@ func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 	if opts.SessionIdleTTL <= 0 {
 		opts.SessionIdleTTL = 30 * time.Minute
 	}
-	h := &HTTPHandler{s: s, opts: opts, allowed: map[string]bool{}}
+	for _, b := range []struct {
+		v   *int
+		def int
+	}{
+		{&opts.StreamsPerCaller, DefaultStreamsPerCaller}, {&opts.StreamsTotal, DefaultStreamsTotal},
+		{&opts.MaxListenBytes, DefaultMaxListenBytes},
+		{&opts.SessionsPerCaller, DefaultSessionsPerCaller}, {&opts.SessionsTotal, DefaultSessionsTotal},
+		{&opts.MaxInitializeBytes, DefaultMaxInitializeBytes},
+	} {
+		if *b.v <= 0 {
+			*b.v = b.def
+		}
+	}
+	h := &HTTPHandler{s: s, opts: opts, allowed: map[string]bool{},
+		sessions: newSessions(opts.SessionsPerCaller, opts.SessionsTotal),
+		streams:  shed.NewCounter(opts.StreamsPerCaller, opts.StreamsTotal)}
 	for _, o := range opts.AllowedOrigins {
 		h.allowed[strings.TrimSuffix(strings.ToLower(o), "/")] = true
 	}
 	h.inner = server.NewStreamableHTTPServer(s.mcp,
 		server.WithSessionIdleTTL(opts.SessionIdleTTL),
+		// Sessions are the ones initialize opened, each its caller's.
+		server.WithSessionIdManagerResolver(sessionResolver{h.sessions}),
 		// mcp-go refuses a loopback connection whose Host is not a
 		// loopback name (DNS rebinding); kept on, on purpose.
 		server.WithDisableLocalhostProtection(false),
@@ -78,9 +118,19 @@ func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 	return h
 }
 
-// Close ends every session, releasing their listening streams, so the
-// HTTP server can shut down.
-func (h *HTTPHandler) Close(ctx context.Context) error { return h.inner.Shutdown(ctx) }
+// Close ends every session and every long-lived stream (a session's
+// GET, a subscriptions/listen), and refuses new streams, so the HTTP
+// server can shut down at once.
+func (h *HTTPHandler) Close(ctx context.Context) error {
+	h.open.close()
+	return h.inner.Shutdown(ctx)
+}
+
+// Sessions is the number of sessions open.
+func (h *HTTPHandler) Sessions() int { return h.sessions.len() }
+
+// Streams is the number of long-lived streams open.
+func (h *HTTPHandler) Streams() int { return h.streams.Len() }
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -159,9 +209,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	if r.Method == http.MethodGet {
-		// A listening stream outlives the server's write timeout.
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	ctx, done, ok := h.admit(ctx, w, r, body, keysOf(r, bearer, id))
+	defer done()
+	if !ok {
+		return
 	}
 	h.inner.ServeHTTP(w, r.WithContext(ctx))
 }

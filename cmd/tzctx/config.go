@@ -15,6 +15,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/internal/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/shed"
+	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -61,6 +62,52 @@ type config struct {
 	// RateLimit, where set, gives each caller a token bucket; a request
 	// beyond it is refused rate_limited (429 with Retry-After).
 	RateLimit *rateLimitConfig `json:"rate_limit"`
+	// MCPStreams bounds the long-lived streams of /mcp, which hold no
+	// call slot; MCPSessions bounds its sessions.
+	MCPStreams  mcpStreamsConfig  `json:"mcp_streams"`
+	MCPSessions mcpSessionsConfig `json:"mcp_sessions"`
+}
+
+// mcpStreamsConfig bounds the long-lived streams of /mcp (a session's
+// GET, a subscriptions/listen): per caller (an account or credential;
+// anonymous callers by remote address) and in all, and the body a
+// subscriptions/listen stream keeps.
+type mcpStreamsConfig struct {
+	PerCaller      int `json:"per_caller"`
+	Total          int `json:"total"`
+	MaxListenBytes int `json:"max_listen_bytes"`
+}
+
+// mcpSessionsConfig bounds the sessions of /mcp, per caller and in all,
+// and the initialize body whose client name, version and capabilities a
+// session keeps.
+type mcpSessionsConfig struct {
+	PerCaller          int `json:"per_caller"`
+	Total              int `json:"total"`
+	MaxInitializeBytes int `json:"max_initialize_bytes"`
+}
+
+// check refuses a bound that is not positive, naming the member.
+func (m mcpStreamsConfig) check() error {
+	return positiveBounds("mcp_streams", []string{"per_caller", "total", "max_listen_bytes"}, []int{m.PerCaller, m.Total, m.MaxListenBytes},
+		[]int{mcp.DefaultStreamsPerCaller, mcp.DefaultStreamsTotal, mcp.DefaultMaxListenBytes})
+}
+
+// check refuses a bound that is not positive, naming the member.
+func (m mcpSessionsConfig) check() error {
+	return positiveBounds("mcp_sessions", []string{"per_caller", "total", "max_initialize_bytes"}, []int{m.PerCaller, m.Total, m.MaxInitializeBytes},
+		[]int{mcp.DefaultSessionsPerCaller, mcp.DefaultSessionsTotal, mcp.DefaultMaxInitializeBytes})
+}
+
+// positiveBounds refuses the first of the named values that is not
+// positive, saying its default.
+func positiveBounds(group string, names []string, values, defaults []int) error {
+	for i, v := range values {
+		if v <= 0 {
+			return fmt.Errorf("%s.%s: %d is not a positive bound; give one such as %d (the default), or leave it out", group, names[i], v, defaults[i])
+		}
+	}
+	return nil
 }
 
 // rateLimitConfig is the token bucket of each caller: a credential by its
@@ -163,6 +210,8 @@ func defaultConfig() config {
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 		MaxInFlight:    DefaultMaxInFlight,
 		QueueWait:      duration(100 * time.Millisecond),
+		MCPStreams:     mcpStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
+		MCPSessions:    mcpSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
 	}
 }
 
@@ -294,6 +343,12 @@ func loadConfig(path string) (config, error) {
 		return fail("max_in_flight: %d is not a positive bound; give the requests of /api/v1/actions and /mcp to run at once, such as %d", c.MaxInFlight, DefaultMaxInFlight)
 	}
 	if err := c.RateLimit.check(); err != nil {
+		return fail("%v", err)
+	}
+	if err := c.MCPStreams.check(); err != nil {
+		return fail("%v", err)
+	}
+	if err := c.MCPSessions.check(); err != nil {
 		return fail("%v", err)
 	}
 	from := c.postgresFromEnv()

@@ -125,10 +125,16 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		return err
 	}
 	mcpHandler := fe.mcp.HTTPHandler(mcp.HTTPOptions{
-		Resolver:         fe.resolver,
-		BodyLimit:        cfg.BodyLimitBytes,
-		AllowedOrigins:   cfg.MCPAllowedOrigins,
-		ResourceMetadata: resourceMetadataPath(cfg.OIDC),
+		Resolver:           fe.resolver,
+		BodyLimit:          cfg.BodyLimitBytes,
+		AllowedOrigins:     cfg.MCPAllowedOrigins,
+		ResourceMetadata:   resourceMetadataPath(cfg.OIDC),
+		StreamsPerCaller:   cfg.MCPStreams.PerCaller,
+		StreamsTotal:       cfg.MCPStreams.Total,
+		MaxListenBytes:     cfg.MCPStreams.MaxListenBytes,
+		SessionsPerCaller:  cfg.MCPSessions.PerCaller,
+		SessionsTotal:      cfg.MCPSessions.Total,
+		MaxInitializeBytes: cfg.MCPSessions.MaxInitializeBytes,
 	})
 	mux := http.NewServeMux()
 	if cfg.OIDC != nil {

@@ -44,14 +44,19 @@ var apiSurface = shed.Surface{
 	},
 }
 
-// mcpSurface guards the POSTs of /mcp: each carries one JSON-RPC message
-// (a tools/call is one). A session's GET, its listening stream, would
-// hold a slot for as long as it stays open, and is not guarded; nor are
-// DELETE and the CORS preflight. The body is not read before the
-// refusal, so its record names no action.
+// mcpSurface guards the requests of /mcp but the CORS preflight: a POST
+// carries one JSON-RPC message (a tools/call is one), a GET opens a
+// session's listening stream, a DELETE ends a session. Each is rate
+// limited and takes a slot like a call; a request that becomes a
+// long-lived stream (a GET, a subscriptions/listen) gives its slot back
+// once the MCP handler has counted it against the stream bounds
+// (shed.Detach), so open streams never hold call slots. The body is not
+// read before the refusal, so its record names no action.
 var mcpSurface = shed.Surface{
 	Transport: dispatch.TransportMCPHTTP,
-	Applies:   func(r *http.Request) bool { return r.Method == http.MethodPost },
+	Applies: func(r *http.Request) bool {
+		return r.Method == http.MethodPost || r.Method == http.MethodGet || r.Method == http.MethodDelete
+	},
 }
 
 // heldCalls, where a test sets it, wraps the guarded handlers inside the

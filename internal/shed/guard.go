@@ -170,6 +170,7 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 				}
 				return
 			}
+			unbuffer = sync.OnceFunc(unbuffer)
 			defer unbuffer()
 			r = g.buffered(r)
 			release, ok := g.Limiter.Acquire(r.Context())
@@ -182,7 +183,11 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 				}
 				return
 			}
+			// A request that becomes a long-lived stream gives both back
+			// early (Detach).
+			release = sync.OnceFunc(release)
 			defer release()
+			r = r.WithContext(withDetach(r.Context(), func() { release(); unbuffer() }))
 		}
 		next.ServeHTTP(w, r)
 	})
