@@ -177,6 +177,11 @@ func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.
 	if h.opts.Resolver == nil {
 		return bearer, tzctx.Identity{}, nil
 	}
+	// The rate limiter in front may have resolved it for this request
+	// already: its answer stands, refusal included.
+	if id, ok, err := dispatch.Resolved(ctx, bearer); ok {
+		return bearer, id, err
+	}
 	id, err := h.opts.Resolver.Resolve(ctx, bearer)
 	return bearer, id, err
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/metering"
+	"github.com/turnzerocloud/tzctx/internal/testkit"
+)
+
+// TestServeOIDCOutageWithRateLimit: with rate_limit set, a JWT whose key
+// ID the server has not cached, sent while the issuer's JWKS endpoint
+// answers 500, is answered 503 context_unavailable with Retry-After over
+// the HTTP API and /mcp, never 401: the credential is resolved once per
+// request (by the rate limiter) and that answer stands, so a client keeps
+// a token that may be good.
+func TestServeOIDCOutageWithRateLimit(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "outage", "--activate")
+	iss := testkit.NewIssuer(t)
+	cfg := testConfig(50 * time.Millisecond)
+	cfg.OIDC = oidcConfig(iss)
+	cfg.OIDC.JWKSMinRefresh = "100ms"
+	cfg.RateLimit = &rateLimitConfig{PerSecond: 50, Burst: 100}
+	if err := cfg.RateLimit.check(); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, dataDir, cfg)
+
+	// The issuer's keys are fetched and cached.
+	if code, _, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "blueprint"}, "Authorization", "Bearer "+iss.Token(t, nil)); err != nil || code != http.StatusOK {
+		t.Fatalf("a good JWT: %d %.300s (%v)", code, raw, err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	iss.JWKSStatus.Store(http.StatusInternalServerError)
+	// Signed by a key the cache lacks: whether the issuer publishes it
+	// cannot be known while its JWKS fails.
+	tok := iss.StrangerToken(t, "k2", nil)
+	for i := range 3 {
+		resp, raw := rawPost(t, srv.base+"/api/v1/actions/read_documentation", tok, `{"tree":"blueprint"}`)
+		var body answer
+		_ = json.Unmarshal(raw, &body)
+		if resp.StatusCode != http.StatusServiceUnavailable || body.Error == nil || body.Error.Code != "context_unavailable" || !strings.Contains(body.Error.Detail, "identity provider's keys could not be fetched") {
+			t.Errorf("HTTP API, try %d, JWKS at 500: %d %s; want 503 context_unavailable", i+1, resp.StatusCode, raw)
+		}
+		if resp.Header.Get("Retry-After") == "" || resp.Header.Get("WWW-Authenticate") != "" {
+			t.Errorf("HTTP API, try %d: Retry-After %q, WWW-Authenticate %q; want a Retry-After and no challenge", i+1, resp.Header.Get("Retry-After"), resp.Header.Get("WWW-Authenticate"))
+		}
+		resp, raw = rawPost(t, srv.base+"/mcp", tok, initializeBody)
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(raw), "context_unavailable") || resp.Header.Get("WWW-Authenticate") != "" {
+			t.Errorf("/mcp, try %d, JWKS at 500: %d %s, WWW-Authenticate %q; want 503 context_unavailable without a challenge", i+1, resp.StatusCode, raw, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	// Once the issuer answers, the same token is judged on its merits.
+	iss.JWKSStatus.Store(0)
+	time.Sleep(150 * time.Millisecond)
+	if resp, raw := rawPost(t, srv.base+"/api/v1/actions/read_documentation", tok, `{"tree":"blueprint"}`); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the unknown key's token once the JWKS answers: %d %s, want 401", resp.StatusCode, raw)
+	}
+}
+
+// TestServeOIDCLongNamesBounded: a JWT whose sub is 50,011 characters and
+// whose azp is 20,000 is served, and its records and call log lines name
+// the account and application bounded as metric labels are, never whole.
+func TestServeOIDCLongNamesBounded(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "names", "--activate")
+	iss := testkit.NewIssuer(t)
+	cfg := testConfig(50 * time.Millisecond)
+	cfg.OIDC = oidcConfig(iss)
+	logs := &testkit.SyncBuffer{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	srv := startServer(t, dataDir, cfg)
+
+	sub := "acct-" + strings.Repeat("s", 50006)
+	azp := "app-" + strings.Repeat("a", 19996)
+	tok := iss.Token(t, map[string]any{"sub": sub, "azp": azp})
+	if code, _, raw, err := post(srv.base, "read_documentation", map[string]any{"tree": "cloud"}, "Authorization", "Bearer "+tok); err != nil || code != http.StatusOK {
+		t.Fatalf("HTTP read with a long sub: %d %.300s (%v)", code, raw, err)
+	}
+	c := mcpSession(t, srv.base, tok)
+	if res := mcpCall(t, c, "read_documentation", map[string]any{"tree": "cloud"}); res.IsError {
+		t.Fatalf("MCP read with a long sub: %+v", res.StructuredContent)
+	}
+	srv.stop(t)
+
+	recs := parseRecordsJSON(t, mustCLI(t, dataDir, "records", "--json").stdout)
+	seen := 0
+	for _, r := range recs {
+		if r.Action != "read_documentation" {
+			continue
+		}
+		seen++
+		if len(r.Account) > metering.MaxLabelBytes || !strings.HasPrefix(r.Account, "acct-sss") || len(r.Application) > metering.MaxLabelBytes || !strings.HasPrefix(r.Application, "app-aaa") {
+			t.Errorf("record (%s) names account %.80q (%d bytes), application %.80q (%d bytes); want each at most %d bytes", r.Transport, r.Account, len(r.Account), r.Application, len(r.Application), metering.MaxLabelBytes)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d read_documentation records, want 2 (HTTP and MCP)", seen)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "account=acct-sss") {
+		t.Errorf("no call log line names the bounded account:\n%.2000s", out)
+	}
+	if strings.Contains(out, strings.Repeat("s", metering.MaxLabelBytes+1)) || strings.Contains(out, strings.Repeat("a", metering.MaxLabelBytes+1)) {
+		t.Error("the log holds the account or application beyond the bound of a metric label")
+	}
+}
