@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -110,5 +113,65 @@ func TestServeOIDCLongNamesBounded(t *testing.T) {
 	}
 	if strings.Contains(out, strings.Repeat("s", metering.MaxLabelBytes+1)) || strings.Contains(out, strings.Repeat("a", metering.MaxLabelBytes+1)) {
 		t.Error("the log holds the account or application beyond the bound of a metric label")
+	}
+}
+
+// fromAddress calls an action of base from the loopback source address
+// ip, a remote address of its own to the server, and returns the status.
+func fromAddress(t *testing.T, base, ip, action string) int {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	c := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+	resp, err := c.Post(base+"/api/v1/actions/"+action, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatalf("POST from %s: %v", ip, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// TestServeBucketsMakeRoomForNewAddresses: with max_buckets full and the
+// bucket used least recently still spent, callers from addresses never
+// seen before each get a bucket of their own, taking the places of
+// buckets that refilled, rather than sharing one overflow bucket and
+// being refused on their first call; the spent bucket is kept.
+func TestServeBucketsMakeRoomForNewAddresses(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "buckets", "--activate")
+	cfg := testConfig(time.Hour)
+	// A bucket used once is full again in 2 s; a spent one needs 20 s.
+	cfg.RateLimit = &rateLimitConfig{PerSecond: 0.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 50}
+	srv := startServer(t, dataDir, cfg)
+
+	for range 10 {
+		if code := fromAddress(t, srv.base, "127.0.0.2", "list_context"); code != http.StatusOK {
+			t.Fatalf("a call of 127.0.0.2's burst: %d", code)
+		}
+	}
+	for i := range 49 {
+		if code := fromAddress(t, srv.base, fmt.Sprintf("127.0.0.%d", i+3), "list_context"); code != http.StatusOK {
+			t.Fatalf("127.0.0.%d's first call: %d", i+3, code)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond)
+	refused := 0
+	for i := range 45 {
+		if code := fromAddress(t, srv.base, fmt.Sprintf("127.0.1.%d", i+1), "list_context"); code == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused > 0 {
+		t.Errorf("%d of 45 new addresses refused 429 on their first call while 49 kept buckets had refilled", refused)
+	}
+	limited := false
+	for range 10 {
+		if fromAddress(t, srv.base, "127.0.0.2", "list_context") == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Error("127.0.0.2's spent bucket was forgotten: it got a fresh burst of 10")
 	}
 }
