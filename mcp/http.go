@@ -39,8 +39,13 @@ type HTTPOptions struct {
 	// ResourceMetadata, where set, is the RFC 9728 protected resource
 	// metadata path ("/.well-known/oauth-protected-resource/mcp") that a
 	// refused credential's WWW-Authenticate challenge names, so an OAuth
-	// client finds the issuer.
+	// client finds the issuer. An absolute URL is named as it is; a
+	// path is named on the request's scheme and Host.
 	ResourceMetadata string
+	// HostChecked says the server checks every request's Host before
+	// this handler (a DNS-rebinding guard of its own), so mcp-go's
+	// loopback Host check, which knows no names a proxy forwards, is off.
+	HostChecked bool
 }
 
 // HTTPHandler is the streamable HTTP transport: Origin check, bearer
@@ -71,8 +76,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 	h.inner = server.NewStreamableHTTPServer(s.mcp,
 		server.WithSessionIdleTTL(opts.SessionIdleTTL),
 		// mcp-go refuses a loopback connection whose Host is not a
-		// loopback name (DNS rebinding); kept on, on purpose.
-		server.WithDisableLocalhostProtection(false),
+		// loopback name (DNS rebinding); kept on, on purpose, unless the
+		// server checks Host itself.
+		server.WithDisableLocalhostProtection(opts.HostChecked),
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	return h
@@ -129,7 +135,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if tzctx.ErrorCode(err) == tzctx.Unauthenticated {
 			challenge := `Bearer error="invalid_token"`
 			if h.opts.ResourceMetadata != "" {
-				challenge += `, resource_metadata="` + requestOrigin(r) + h.opts.ResourceMetadata + `"`
+				meta := h.opts.ResourceMetadata
+				if strings.HasPrefix(meta, "/") {
+					meta = requestOrigin(r) + meta
+				}
+				challenge += `, resource_metadata="` + meta + `"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
 		}

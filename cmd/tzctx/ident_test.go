@@ -175,3 +175,82 @@ func TestServeBucketsMakeRoomForNewAddresses(t *testing.T) {
 		t.Error("127.0.0.2's spent bucket was forgotten: it got a fresh burst of 10")
 	}
 }
+
+// withHost sends method path to base with the Host header host, an
+// optional bearer token and body, and returns the response and its body.
+func withHost(t *testing.T, method, url, host, token, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, string(raw)
+}
+
+// TestServeHostGuard: a server on loopback refuses 403, before any route
+// runs, a request whose Host names neither a loopback name nor one of
+// allowed_hosts (a DNS-rebinding page): /metrics, the HTTP API, the
+// console and /mcp alike, and /mcp before its credential is resolved (no
+// JWKS fetch). Loopback names and listed names are served, /mcp
+// included. /mcp's challenge names resource_metadata on a Host that
+// passed the guard, or on oidc.resource where that is set.
+func TestServeHostGuard(t *testing.T) {
+	dataDir := t.TempDir()
+	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "hosts", "--activate")
+	iss := testkit.NewIssuer(t)
+	cfg := testConfig(time.Hour)
+	cfg.OIDC = oidcConfig(iss)
+	cfg.AllowedHosts = []string{"Docs.Example.com"}
+	srv := startServer(t, dataDir, cfg)
+	port := strings.TrimPrefix(srv.base, "http://127.0.0.1:")
+
+	const forged = "rebound.attacker.example:" + "8080"
+	for _, c := range []struct{ method, path, body string }{
+		{http.MethodGet, "/metrics", ""},
+		{http.MethodPost, "/api/v1/actions/list_context", "{}"},
+		{http.MethodGet, "/api/v1/actions/list_context", ""},
+		{http.MethodGet, "/console/", ""},
+		{http.MethodGet, "/healthz", ""},
+		{http.MethodGet, "/.well-known/oauth-protected-resource/mcp", ""},
+		{http.MethodPost, "/mcp", initializeBody},
+	} {
+		resp, raw := withHost(t, c.method, srv.base+c.path, forged, iss.StrangerToken(t, "k-unseen", nil), c.body)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(raw, "allowed_hosts") || resp.Header.Get("WWW-Authenticate") != "" {
+			t.Errorf("%s %s with Host %s: %d %.200s, WWW-Authenticate %q; want 403 naming allowed_hosts, no challenge", c.method, c.path, forged, resp.StatusCode, raw, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	if n := iss.Fetches.Load(); n != 0 {
+		t.Errorf("%d JWKS fetches for requests refused by their Host, want none: Host is checked first", n)
+	}
+
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port, "127.0.0.9", "[::1]:" + port, "docs.example.com", "DOCS.example.com:443"} {
+		if resp, raw := withHost(t, http.MethodGet, srv.base+"/metrics", host, "", ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("/metrics with Host %s: %d %.200s, want 200", host, resp.StatusCode, raw)
+		}
+	}
+	if resp, raw := withHost(t, http.MethodPost, srv.base+"/api/v1/actions/list_context", "docs.example.com", "", "{}"); resp.StatusCode != http.StatusOK {
+		t.Errorf("the API with a listed Host: %d %.200s", resp.StatusCode, raw)
+	}
+	if resp, raw := withHost(t, http.MethodPost, srv.base+"/mcp", "docs.example.com", "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("/mcp with a listed Host: %d %.200s, want 200", resp.StatusCode, raw)
+	}
+	resp, _ := withHost(t, http.MethodPost, srv.base+"/mcp", "localhost:"+port, "tzctx_unknown", initializeBody)
+	want := `resource_metadata="http://localhost:` + port + `/.well-known/oauth-protected-resource/mcp"`
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(ch, want) {
+		t.Errorf("/mcp challenge with Host localhost: %d %q, want %s", resp.StatusCode, ch, want)
+	}
+}
