@@ -40,7 +40,8 @@ type HTTPOptions struct {
 	// ResourceMetadata, where set, is the RFC 9728 protected resource
 	// metadata path ("/.well-known/oauth-protected-resource/mcp") that a
 	// refused credential's WWW-Authenticate challenge names, so an OAuth
-	// client finds the issuer.
+	// client finds the issuer. An absolute URL is named as it is; a
+	// path is named on the request's scheme and Host.
 	ResourceMetadata string
 	// StreamsPerCaller and StreamsTotal bound the long-lived streams (a
 	// session's GET, a subscriptions/listen) open at once, per caller (a
@@ -59,6 +60,10 @@ type HTTPOptions struct {
 	// name, version and capabilities its session keeps; 0 means
 	// DefaultMaxInitializeBytes.
 	MaxInitializeBytes int
+	// HostChecked says the server checks every request's Host before
+	// this handler (a DNS-rebinding guard of its own), so mcp-go's
+	// loopback Host check, which knows no names a proxy forwards, is off.
+	HostChecked bool
 }
 
 // HTTPHandler is the streamable HTTP transport: Origin check, bearer
@@ -111,8 +116,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 		// Sessions are the ones initialize opened, each its caller's.
 		server.WithSessionIdManagerResolver(sessionResolver{h.sessions}),
 		// mcp-go refuses a loopback connection whose Host is not a
-		// loopback name (DNS rebinding); kept on, on purpose.
-		server.WithDisableLocalhostProtection(false),
+		// loopback name (DNS rebinding); kept on, on purpose, unless the
+		// server checks Host itself.
+		server.WithDisableLocalhostProtection(opts.HostChecked),
 		server.WithStreamableHTTPLogger(s.log),
 	)
 	return h
@@ -179,7 +185,11 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if tzctx.ErrorCode(err) == tzctx.Unauthenticated {
 			challenge := `Bearer error="invalid_token"`
 			if h.opts.ResourceMetadata != "" {
-				challenge += `, resource_metadata="` + requestOrigin(r) + h.opts.ResourceMetadata + `"`
+				meta := h.opts.ResourceMetadata
+				if strings.HasPrefix(meta, "/") {
+					meta = requestOrigin(r) + meta
+				}
+				challenge += `, resource_metadata="` + meta + `"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
 		}
@@ -227,6 +237,11 @@ func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.
 	}
 	if h.opts.Resolver == nil {
 		return bearer, tzctx.Identity{}, nil
+	}
+	// The rate limiter in front may have resolved it for this request
+	// already: its answer stands, refusal included.
+	if id, ok, err := dispatch.Resolved(ctx, bearer); ok {
+		return bearer, id, err
 	}
 	id, err := h.opts.Resolver.Resolve(ctx, bearer)
 	return bearer, id, err

@@ -48,6 +48,10 @@ type config struct {
 	// MCPAllowedOrigins are the browser origins /mcp serves beside
 	// loopback ones; a request with any other Origin header is refused.
 	MCPAllowedOrigins []string `json:"mcp_allowed_origins"`
+	// AllowedHosts are the Host names served over a loopback connection
+	// beside loopback ones (hostguard.go): those a proxy on the same host
+	// forwards.
+	AllowedHosts []string `json:"allowed_hosts"`
 	// S3 reaches the object store that publish writes and follow reads;
 	// what it leaves empty comes from the AWS_* environment variables.
 	S3 objstore.Config `json:"s3"`
@@ -326,6 +330,9 @@ func loadConfig(path string) (config, error) {
 		if err := c.OIDC.Check(); err != nil {
 			return fail("oidc.%v", err)
 		}
+	}
+	if err := checkAllowedHosts(c.AllowedHosts); err != nil {
+		return fail("%v", err)
 	}
 	if c.BodyLimitBytes <= 0 {
 		return fail("body_limit_bytes: %d is not a positive size; give the largest request body to read, in bytes, such as 1048576", c.BodyLimitBytes)

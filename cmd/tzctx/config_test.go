@@ -91,6 +91,14 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"rate limit anonymous rule", `{"rate_limit": {"per_second": 5, "burst": 5, "anonymous": "per_ip"}}`,
 			[]string{`rate_limit.anonymous: "per_ip" must be per_address, shared or unlimited`}},
 		{"rate limit negative buckets", `{"rate_limit": {"per_second": 5, "burst": 5, "max_buckets": -1}}`, []string{"rate_limit.max_buckets: -1 is negative"}},
+		{"oidc jwks_min_refresh not a duration", oidc(good + `, "jwks_min_refresh": "often"`),
+			[]string{`oidc.jwks_min_refresh: "often" is not a positive duration`}},
+		{"oidc negative max_keys_tried", oidc(good + `, "max_keys_tried": -2`),
+			[]string{"oidc.max_keys_tried: -2 is negative"}},
+		{"allowed host with a scheme", `{"allowed_hosts": ["https://docs.example.com"]}`,
+			[]string{`allowed_hosts[0]: "https://docs.example.com" is not a host name`}},
+		{"allowed host with a port", `{"allowed_hosts": ["docs.example.com", "docs.example.com:443"]}`,
+			[]string{`allowed_hosts[1]: "docs.example.com:443" is not a host name`}},
 		{"rate limit unknown member", `{"rate_limit": {"per_second": 5, "burst": 5, "per_minute": 5}}`, []string{`unknown field "per_minute"`}},
 	}
 	dir := t.TempDir()
@@ -140,7 +148,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if c.Credentials[0].TokenSHA256 != sum {
 		t.Errorf("token_sha256 %q, want it lowercased to %q", c.Credentials[0].TokenSHA256, sum)
 	}
-	want := identity.OIDCConfig{Issuer: "https://id.example.com", Audience: "tzctx", JWKSURL: "https://id.example.com/keys", AccountClaim: "sub", ProfilesClaim: "tzctx_profiles", Resource: "https://docs.example.com/mcp"}
+	want := identity.OIDCConfig{Issuer: "https://id.example.com", Audience: "tzctx", JWKSURL: "https://id.example.com/keys", AccountClaim: "sub", ProfilesClaim: "tzctx_profiles", Resource: "https://docs.example.com/mcp", MaxKeysTried: identity.DefaultMaxKeysTried}
 	if c.OIDC == nil || *c.OIDC != want {
 		t.Errorf("oidc %+v, want %+v", c.OIDC, want)
 	}

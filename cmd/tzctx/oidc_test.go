@@ -168,8 +168,10 @@ func TestServeOIDCResource(t *testing.T) {
 			t.Errorf("GET %s: %d, resource %v; want the configured %s", p, resp.StatusCode, meta["resource"], cfg.OIDC.Resource)
 		}
 	}
+	// The challenge names the configured resource's metadata URL, never
+	// one built from the request's Host.
 	resp, _ := rawPost(t, srv.base+"/mcp", "tzctx_unknown", initializeBody)
-	if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `resource_metadata="`+srv.base+`/.well-known/oauth-protected-resource/tzctx/mcp"`) {
+	if ch := resp.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `resource_metadata="https://docs.example.com/.well-known/oauth-protected-resource/tzctx/mcp"`) {
 		t.Errorf("/mcp challenge %q does not name the configured resource's metadata", ch)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -24,6 +25,21 @@ func resourceMetadataPath(o *identity.OIDCConfig) string {
 		return server.ProtectedResourceMetadataPath(o.Resource)
 	}
 	return mcpMetadataPath
+}
+
+// resourceMetadataURL is what /mcp's challenge names as resource_metadata:
+// the metadata URL of o.Resource where set; else the path, which /mcp
+// puts on the request's scheme and Host, a Host that passed hostGuard.
+func resourceMetadataURL(o *identity.OIDCConfig) string {
+	p := resourceMetadataPath(o)
+	if o == nil || o.Resource == "" {
+		return p
+	}
+	u, err := url.Parse(o.Resource)
+	if err != nil {
+		return p
+	}
+	return u.Scheme + "://" + u.Host + p
 }
 
 // mountResourceMetadata serves the RFC 9728 protected resource metadata of

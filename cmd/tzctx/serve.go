@@ -128,13 +128,14 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 		Resolver:           fe.resolver,
 		BodyLimit:          cfg.BodyLimitBytes,
 		AllowedOrigins:     cfg.MCPAllowedOrigins,
-		ResourceMetadata:   resourceMetadataPath(cfg.OIDC),
+		ResourceMetadata:   resourceMetadataURL(cfg.OIDC),
 		StreamsPerCaller:   cfg.MCPStreams.PerCaller,
 		StreamsTotal:       cfg.MCPStreams.Total,
 		MaxListenBytes:     cfg.MCPStreams.MaxListenBytes,
 		SessionsPerCaller:  cfg.MCPSessions.PerCaller,
 		SessionsTotal:      cfg.MCPSessions.Total,
 		MaxInitializeBytes: cfg.MCPSessions.MaxInitializeBytes,
+		HostChecked:        true,
 	})
 	mux := http.NewServeMux()
 	if cfg.OIDC != nil {
@@ -167,7 +168,8 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
-	srv := newHTTPServer(cfg, oneWrite(mux))
+	// One Host check, before any route (hostguard.go).
+	srv := newHTTPServer(cfg, oneWrite(hostGuard(mux, cfg.AllowedHosts, log)))
 	srv.ConnContext = oneWriteContext
 	ln = oneWriteListener(ln)
 	// /metrics is served on the main listener, or on metrics_addr alone
@@ -187,7 +189,7 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			}
 			mmux := http.NewServeMux()
 			mmux.Handle("/metrics", accessLogged(metrics, log))
-			metricsSrv = newHTTPServer(cfg, mmux)
+			metricsSrv = newHTTPServer(cfg, hostGuard(mmux, cfg.AllowedHosts, log))
 		}
 	}
 	// The watcher stops before the store closes, and the follower before

@@ -239,17 +239,21 @@ func WithCredential(ctx context.Context, bearer string) context.Context {
 
 type resolvedKey struct{}
 
-// resolved is a credential Authenticate resolved for one request.
+// resolved is a credential resolved once for one request: the identity
+// it names, or the resolver's refusal of it.
 type resolved struct {
 	bearer string
 	id     tzctx.Identity
+	err    error
 }
 
 // Authenticate resolves the bearer credential ctx carries, for a front end
 // that checks the credential before it reads the request, and returns a
-// context the request's call resolves no further: one request, one
-// check (an OIDC token's may fetch the issuer's keys). Its error is the
-// resolver's refusal, which the front end records with Refuse.
+// context carrying the answer, which the request's call and front end take
+// rather than resolving again: one request, one check (an OIDC token's
+// may fetch the issuer's keys, and a second check could answer otherwise
+// than the first). Its error is the resolver's refusal, which the
+// returned context carries too; the front end records it with Refuse.
 func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) {
 	if d.resolver == nil {
 		return ctx, nil
@@ -257,28 +261,36 @@ func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) 
 	bearer, _ := ctx.Value(credentialKey{}).(string)
 	if r, ok := ctx.Value(resolvedKey{}).(resolved); ok && r.bearer == bearer {
 		// Resolved already for this request (by the rate limiter).
-		return ctx, nil
+		return ctx, r.err
 	}
 	id, err := d.resolver.Resolve(ctx, bearer)
-	if err != nil {
-		return ctx, err
-	}
-	return WithResolved(ctx, bearer, id), nil
+	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer, id, err}), err
 }
 
 // WithResolved returns a context carrying the bearer credential and the
 // identity a front end resolved it to with the dispatcher's resolver, so
 // the request's calls resolve it no further.
 func WithResolved(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
-	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer, id})
+	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer: bearer, id: id})
 }
 
-// resolve resolves the credential of ctx, taking Authenticate's answer
-// where it resolved the same credential.
+// Resolved returns the answer Authenticate or WithResolved gave for
+// bearer on this request: ok is false where ctx carries none for it, and
+// err is the resolver's refusal where it refused the credential.
+func Resolved(ctx context.Context, bearer string) (id tzctx.Identity, ok bool, err error) {
+	r, ok := ctx.Value(resolvedKey{}).(resolved)
+	if !ok || r.bearer != bearer {
+		return tzctx.Identity{}, false, nil
+	}
+	return r.id, true, r.err
+}
+
+// resolve resolves the credential of ctx, taking the answer the request
+// already has where it resolved the same credential.
 func (d *Dispatcher) resolve(ctx context.Context) (tzctx.Identity, error) {
 	bearer, _ := ctx.Value(credentialKey{}).(string)
-	if r, ok := ctx.Value(resolvedKey{}).(resolved); ok && r.bearer == bearer {
-		return r.id, nil
+	if id, ok, err := Resolved(ctx, bearer); ok {
+		return id, err
 	}
 	return d.resolver.Resolve(ctx, bearer)
 }

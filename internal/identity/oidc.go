@@ -3,7 +3,12 @@ package identity
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
@@ -36,7 +42,27 @@ type OIDCConfig struct {
 	// that the protected resource metadata names; where empty, it is
 	// derived from each request's scheme and Host.
 	Resource string `json:"resource"`
+	// JWKSMinRefresh is the least time between two fetches of the
+	// issuer's JWKS, as a duration such as "10s" ("" is
+	// DefaultJWKSMinRefresh).
+	JWKSMinRefresh string `json:"jwks_min_refresh"`
+	// MaxKeysTried bounds the keys of the issuer's JWKS one token's
+	// signature is tried against (0 is DefaultMaxKeysTried). A token
+	// whose header names no key ID (kid) is refused where more keys
+	// than that could have signed it.
+	MaxKeysTried int `json:"max_keys_tried"`
+
+	minRefresh time.Duration
 }
+
+// Defaults of OIDCConfig.
+const (
+	// DefaultJWKSMinRefresh is jwks_min_refresh's default.
+	DefaultJWKSMinRefresh = 10 * time.Second
+	// DefaultMaxKeysTried is max_keys_tried's default: more keys than an
+	// issuer publishes at once while it rotates them.
+	DefaultMaxKeysTried = 8
+)
 
 // Check reports the first fault of c as "member: fault", defaulting the
 // claim names (sub, tzctx_profiles).
@@ -57,6 +83,19 @@ func (c *OIDCConfig) Check() error {
 	}
 	if c.Resource != "" && !httpURL(c.Resource) {
 		return fmt.Errorf("resource: %q must be the absolute http(s) URL of this server's /mcp, such as https://docs.example.com/mcp, or left out to derive it from each request", c.Resource)
+	}
+	if c.JWKSMinRefresh != "" {
+		d, err := time.ParseDuration(c.JWKSMinRefresh)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("jwks_min_refresh: %q is not a positive duration; give the least time between two fetches of the issuer's keys, such as \"10s\", or leave it out for %v", c.JWKSMinRefresh, DefaultJWKSMinRefresh)
+		}
+		c.minRefresh = d
+	}
+	if c.MaxKeysTried < 0 {
+		return fmt.Errorf("max_keys_tried: %d is negative; give the most keys of the issuer's JWKS one token is tried against, or leave it out for %d", c.MaxKeysTried, DefaultMaxKeysTried)
+	}
+	if c.MaxKeysTried == 0 {
+		c.MaxKeysTried = DefaultMaxKeysTried
 	}
 	return nil
 }
@@ -116,18 +155,19 @@ type oidcVerifier struct {
 // newOIDCVerifier returns the verifier of c, whose JWKS fetches are
 // bounded by JWKSTimeout.
 func newOIDCVerifier(ctx context.Context, c OIDCConfig) *oidcVerifier {
-	keys := &keyCache{url: c.JWKSURL, client: &http.Client{Timeout: JWKSTimeout}, ctx: context.WithoutCancel(ctx)}
+	keys := &keyCache{url: c.JWKSURL, client: &http.Client{Timeout: JWKSTimeout}, ctx: context.WithoutCancel(ctx),
+		minRefresh: c.minRefresh, maxTried: c.MaxKeysTried}
 	v := &oidcVerifier{cfg: c, now: time.Now}
 	v.verifier = oidc.NewVerifier(c.Issuer, keys, &oidc.Config{ClientID: c.Audience, SupportedSigningAlgs: SigningAlgs,
 		Now: func() time.Time { return v.now() }})
 	return v
 }
 
-// minRefresh is the least time between two fetches of the issuer's JWKS.
-// A token naming a key ID the cache lacks fetches the set again, but at
-// most this often, so tokens forged with made-up key IDs cannot make the
-// server fetch on every request.
-var minRefresh = 10 * time.Second
+// minRefresh is the least time between two fetches of the issuer's JWKS
+// where jwks_min_refresh is not set. A token naming a key ID the cache
+// lacks fetches the set again, but at most this often, so tokens forged
+// with made-up key IDs cannot make the server fetch on every request.
+var minRefresh = DefaultJWKSMinRefresh
 
 // keyCache is the issuer's JWKS, fetched on first use and again for a
 // key ID it does not hold (at most once every minRefresh), and verifies
@@ -139,6 +179,10 @@ type keyCache struct {
 	url    string
 	client *http.Client
 	ctx    context.Context // fetches outlive a caller's cancellation
+	// minRefresh, where not 0, is jwks_min_refresh; maxTried is
+	// max_keys_tried (0: DefaultMaxKeysTried).
+	minRefresh time.Duration
+	maxTried   int
 
 	fetchMu sync.Mutex // one fetch at a time
 	mu      sync.Mutex // guards what follows
@@ -162,6 +206,14 @@ type sigOutcome struct {
 // unavailable rather than a bad token.
 var errFetch = errors.New("fetching keys")
 
+// tooManyKeys is the error of a token without a key ID that more keys
+// than max_keys_tried could verify: n could.
+type tooManyKeys struct{ n int }
+
+func (e *tooManyKeys) Error() string {
+	return fmt.Sprintf("%d keys could verify a token without a key ID", e.n)
+}
+
 // VerifySignature implements oidc.KeySet.
 func (k *keyCache) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
 	payload, err := k.verify(ctx, jwt)
@@ -180,20 +232,54 @@ func (k *keyCache) verify(ctx context.Context, jwt string) ([]byte, error) {
 	if err != nil || len(jws.Signatures) != 1 {
 		return nil, errors.New("malformed jws")
 	}
-	kid := jws.Signatures[0].Header.KeyID
+	head := jws.Signatures[0].Header
+	kid := head.KeyID
 	keys, err := k.keysFor(ctx, kid)
 	if err != nil {
 		return nil, err
 	}
+	// Only the keys that could have made this signature are tried, and
+	// at most maxTried of them: each try is a public-key verification,
+	// and an issuer may publish thousands of keys.
+	var candidates []jose.JSONWebKey
 	for _, key := range keys {
-		if kid != "" && key.KeyID != kid {
-			continue
+		if (kid == "" || key.KeyID == kid) && keyFits(key, head.Algorithm) {
+			candidates = append(candidates, key)
 		}
+	}
+	max := k.maxTried
+	if max <= 0 {
+		max = DefaultMaxKeysTried
+	}
+	if len(candidates) > max {
+		if kid == "" {
+			return nil, &tooManyKeys{len(candidates)}
+		}
+		candidates = candidates[:max]
+	}
+	for _, key := range candidates {
 		if payload, err := jws.Verify(key); err == nil {
 			return payload, nil
 		}
 	}
 	return nil, errors.New("no key of the issuer verifies the signature")
+}
+
+// keyFits reports whether key could have made a signature of alg: its
+// own alg, where it names one, is alg, and its type is alg's.
+func keyFits(key jose.JSONWebKey, alg string) bool {
+	if key.Algorithm != "" && key.Algorithm != alg {
+		return false
+	}
+	switch key.Key.(type) {
+	case *rsa.PublicKey:
+		return strings.HasPrefix(alg, "RS") || strings.HasPrefix(alg, "PS")
+	case *ecdsa.PublicKey:
+		return strings.HasPrefix(alg, "ES")
+	case ed25519.PublicKey:
+		return alg == oidc.EdDSA
+	}
+	return false
 }
 
 // keysFor returns the cached keys, fetching the set first where it lacks
@@ -207,12 +293,18 @@ func (k *keyCache) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 	if keys, ok := k.cached(kid); ok {
 		return keys, nil
 	}
+	refresh := k.minRefresh
+	if refresh <= 0 {
+		refresh = minRefresh
+	}
 	k.mu.Lock()
-	recent := !k.fetched.IsZero() && time.Since(k.fetched) < minRefresh
+	recent := !k.fetched.IsZero() && time.Since(k.fetched) < refresh
 	keys, lastErr := k.keys, k.err
 	k.mu.Unlock()
 	if recent {
-		if keys == nil && lastErr != nil {
+		// The last fetch failed: whether the issuer now publishes kid
+		// is not known, so the token may be good.
+		if lastErr != nil {
 			return nil, lastErr
 		}
 		return keys, nil
@@ -328,12 +420,37 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 			break
 		}
 	}
+	// The names come from the token's claims: bounded here, once, so
+	// records, logs, PostgreSQL and metric labels all hold the same
+	// bounded value.
 	return tzctx.Identity{
 		Credential:  dispatch.CredentialPrefix(token),
-		Account:     account,
-		Application: app,
+		Account:     BoundName(account),
+		Application: BoundName(app),
 		Profiles:    profiles,
 	}, nil
+}
+
+// MaxNameBytes bounds the account and application names a JWT's claims
+// give: the length bound of a metric label (metering.MaxLabelBytes).
+const MaxNameBytes = 64
+
+// BoundName returns name as valid UTF-8 of at most MaxNameBytes bytes:
+// name itself where it fits; else its start, cut on a character
+// boundary, then "~" and 16 hex digits of the SHA-256 of the whole, so
+// that two long names that share their start stay apart.
+func BoundName(name string) string {
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	if len(name) <= MaxNameBytes {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := "~" + hex.EncodeToString(sum[:8])
+	n := MaxNameBytes - len(tail)
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n] + tail
 }
 
 // checkRegistered holds the verified claims to iss, aud, exp and nbf
@@ -389,9 +506,12 @@ func (v *oidcVerifier) checkHeader(token string) error {
 // signature verified, from the verified claims, in go-oidc's order: iss,
 // aud, exp, nbf.
 func (v *oidcVerifier) refusal(err error, out *sigOutcome) *tzctx.Error {
+	var many *tooManyKeys
 	switch {
 	case !out.checked:
 		return refuse("is malformed: it must be one compact JWS with one signature; send the token as the issuer gave it")
+	case out.err != nil && errors.As(out.err, &many):
+		return refuse("names no key ID (kid), and %d of the issuer's keys could have signed it, more than the %d a token is tried against (oidc.max_keys_tried); ask the issuer to name the key in the token's header (kid), or raise oidc.max_keys_tried", many.n, v.cfg.MaxKeysTried)
 	case out.err != nil && fetchFailed(out.err):
 		// The credential may be good: the caller should try again, not
 		// drop it.

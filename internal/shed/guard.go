@@ -3,6 +3,7 @@ package shed
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -79,8 +80,11 @@ type Guard struct {
 	// bucket is chosen: only a credential that resolves has a bucket of
 	// its own; one that does not is limited with the anonymous calls of
 	// its address, so a flood of made-up credentials gets no fresh
-	// bucket per request. The resolved identity rides on the request's
-	// context, so the front end does not resolve it again.
+	// bucket per request. The answer, identity or refusal, rides on the
+	// request's context, so neither the front end nor the dispatcher
+	// resolves it again; a credential whose identity provider could not
+	// be asked (context_unavailable) is answered 503 here, its bucket
+	// not charged.
 	Authenticator Authenticator
 }
 
@@ -127,12 +131,23 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 		}
 		known := bearer != ""
 		if known && g.Buckets != nil && g.Authenticator != nil {
+			// The answer, a refusal included, rides on the request: the
+			// front end and the dispatcher take it rather than resolving
+			// again, which could answer otherwise (an identity provider
+			// that failed once and is not asked again within its refresh
+			// bound).
 			ctx, err := g.Authenticator.Authenticate(dispatch.WithCredential(r.Context(), bearer))
-			if err == nil {
-				r = r.WithContext(ctx)
-			} else {
-				known = false
+			r = r.WithContext(ctx)
+			if tzctx.ErrorCode(err) == tzctx.ContextUnavailable {
+				// The credential could not be checked, not found wrong:
+				// the caller is told to retry, and neither charged nor
+				// refused as unauthenticated.
+				var e *tzctx.Error
+				_ = errors.As(err, &e)
+				g.refuse(w, r, s, bearer, e, outageRetry)
+				return
 			}
+			known = err == nil
 		}
 		if key, ok := g.key(bearer, known, r); ok {
 			if allowed, retry := g.Buckets.Allow(key, time.Now()); !allowed {
@@ -324,6 +339,10 @@ func (b *replayed) Close() error { return b.closer.Close() }
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// outageRetry is the Retry-After, in seconds, of a credential whose
+// identity provider could not be asked.
+const outageRetry = 5
 
 // retrySeconds is a wait as Retry-After's whole seconds, at least 1.
 func retrySeconds(d time.Duration) int {

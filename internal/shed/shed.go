@@ -14,7 +14,7 @@
 package shed
 
 import (
-	"container/list"
+	"container/heap"
 	"context"
 	"math"
 	"sync"
@@ -84,30 +84,59 @@ func (l *Limiter) Max() int {
 	return cap(l.slots)
 }
 
-// DefaultMaxBuckets is the default bound of the buckets Buckets keeps.
+// DefaultMaxBuckets is the default bound of the buckets Buckets keeps:
+// to have a caller never seen before refused, every kept bucket must be
+// short of full, which takes this many addresses (or credentials), each
+// sending about per_second calls a second. A bucket costs about 210
+// bytes, 2 MiB for the 10000.
 const DefaultMaxBuckets = 10000
 
 // Buckets are token buckets, one per key, of one rate and burst. At most
-// max are kept: a new key beyond the bound evicts the bucket used least
-// recently where that bucket is full again (and so no different from a
-// new one); where it is not, no spent bucket is forgotten, and the new
-// key draws on one overflow bucket shared by every key that finds the
-// bound full, so churning keys cannot reset a caller's limit. A nil
-// *Buckets allows every call.
+// max are kept. A new key beyond the bound takes the place of a bucket
+// that has refilled (is full again, and so no different from a new one):
+// the one that refilled first. Where none has, no spent bucket is
+// forgotten, and the new key draws on one overflow bucket shared by every
+// key that finds the bound full, so churning keys cannot reset a caller's
+// limit. A nil *Buckets allows every call.
 type Buckets struct {
 	limit rate.Limit
 	burst int
 	max   int
 
 	mu       sync.Mutex
-	m        map[string]*list.Element
-	lru      *list.List // of *bucket, most recently used first
+	m        map[string]*bucket
+	full     fullHeap // the kept buckets, the soonest full first
 	overflow *rate.Limiter
 }
 
 type bucket struct {
 	key string
 	lim *rate.Limiter
+	// fullAt is when the bucket is full again if it is not used before.
+	fullAt time.Time
+	index  int // in the heap
+}
+
+// fullHeap orders buckets by the time they are full again.
+type fullHeap []*bucket
+
+func (h fullHeap) Len() int           { return len(h) }
+func (h fullHeap) Less(i, j int) bool { return h[i].fullAt.Before(h[j].fullAt) }
+func (h fullHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *fullHeap) Push(x any) {
+	b := x.(*bucket)
+	b.index = len(*h)
+	*h = append(*h, b)
+}
+func (h *fullHeap) Pop() any {
+	old := *h
+	b := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return b
 }
 
 // NewBuckets returns buckets refilling perSecond tokens a second up to
@@ -120,7 +149,7 @@ func NewBuckets(perSecond float64, burst, max int) *Buckets {
 	if max <= 0 {
 		max = DefaultMaxBuckets
 	}
-	return &Buckets{limit: rate.Limit(perSecond), burst: burst, max: max, m: map[string]*list.Element{}, lru: list.New()}
+	return &Buckets{limit: rate.Limit(perSecond), burst: burst, max: max, m: map[string]*bucket{}}
 }
 
 // Allow takes a token from key's bucket at now. Where none is left it
@@ -131,25 +160,37 @@ func (b *Buckets) Allow(key string, now time.Time) (ok bool, retry time.Duration
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var lim *rate.Limiter
-	if e, found := b.m[key]; found {
-		b.lru.MoveToFront(e)
-		lim = e.Value.(*bucket).lim
-	} else if old := b.lru.Back(); b.lru.Len() >= b.max && old.Value.(*bucket).lim.TokensAt(now) < float64(b.burst) {
-		// The bound is reached and its least recent bucket is not yet
-		// full: keep it, and let the new key share the overflow bucket.
-		if b.overflow == nil {
-			b.overflow = rate.NewLimiter(b.limit, b.burst)
+	bk, found := b.m[key]
+	if !found && len(b.full) >= b.max {
+		first := b.full[0]
+		if first.fullAt.After(now) {
+			// Every kept bucket is short of full: keep them all, and let
+			// the new key share the overflow bucket.
+			if b.overflow == nil {
+				b.overflow = rate.NewLimiter(b.limit, b.burst)
+			}
+			return b.take(b.overflow, now)
 		}
-		lim = b.overflow
-	} else {
-		if b.lru.Len() >= b.max {
-			b.lru.Remove(old)
-			delete(b.m, old.Value.(*bucket).key)
-		}
-		lim = rate.NewLimiter(b.limit, b.burst)
-		b.m[key] = b.lru.PushFront(&bucket{key: key, lim: lim})
+		// The first bucket to refill has: forgetting it loses nothing.
+		heap.Pop(&b.full)
+		delete(b.m, first.key)
 	}
+	if !found {
+		bk = &bucket{key: key, lim: rate.NewLimiter(b.limit, b.burst)}
+		b.m[key] = bk
+		heap.Push(&b.full, bk)
+	}
+	ok, retry = b.take(bk.lim, now)
+	// Tokens refill at limit a second up to burst.
+	missing := float64(b.burst) - bk.lim.TokensAt(now)
+	bk.fullAt = now.Add(time.Duration(math.Ceil(missing / float64(b.limit) * float64(time.Second))))
+	heap.Fix(&b.full, bk.index)
+	return ok, retry
+}
+
+// take takes a token from lim at now, or returns the time until one will
+// be.
+func (b *Buckets) take(lim *rate.Limiter, now time.Time) (bool, time.Duration) {
 	if lim.AllowN(now, 1) {
 		return true, 0
 	}
@@ -164,7 +205,7 @@ func (b *Buckets) Len() int {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.lru.Len()
+	return len(b.full)
 }
 
 // PerSecond and Burst are the buckets' rate and burst.

@@ -120,6 +120,66 @@ func TestBucketsAreBounded(t *testing.T) {
 	}
 }
 
+// TestBucketsEvictRefilledOnes: with the bound full and its least
+// recently used bucket still spent, 2,700 keys never seen before, 900 a
+// second, each get a bucket of their own by taking the place of buckets
+// that have refilled, whichever was used last; the spent bucket is kept,
+// still short of full. With the default bound, 5,000 addresses that
+// spent their buckets leave a new address its own.
+func TestBucketsEvictRefilledOnes(t *testing.T) {
+	b := shed.NewBuckets(1, 10, 1000)
+	now := time.Unix(1000, 0)
+	for range 10 {
+		b.Allow("address:spent", now)
+	}
+	for i := range 999 {
+		b.Allow(fmt.Sprint("address:once-", i), now)
+	}
+	// Each second, the buckets used once a second before are full again;
+	// the spent one, least recently used, needs 10 s.
+	refused := 0
+	for round := range 3 {
+		at := now.Add(time.Duration(round+1) * time.Second)
+		for i := range 900 {
+			if ok, _ := b.Allow(fmt.Sprintf("address:new-%d-%d", round, i), at); !ok {
+				refused++
+			}
+		}
+	}
+	if refused != 0 {
+		t.Errorf("%d of 2700 new addresses refused on their first call while kept buckets had refilled", refused)
+	}
+	// Three seconds on, the spent bucket holds 3 tokens, not a fresh 10.
+	end := now.Add(3 * time.Second)
+	allowed := 0
+	for range 10 {
+		if ok, _ := b.Allow("address:spent", end); ok {
+			allowed++
+		}
+	}
+	if allowed != 3 {
+		t.Errorf("the spent bucket gave %d calls 3 s on, want 3: it was evicted and its caller got a fresh burst", allowed)
+	}
+	if b.Len() != 1000 {
+		t.Errorf("%d buckets kept, want the bound of 1000", b.Len())
+	}
+
+	d := shed.NewBuckets(1, 10, 0)
+	for i := range 5000 {
+		for range 10 {
+			d.Allow(fmt.Sprint("address:a-", i), now)
+		}
+	}
+	if ok, _ := d.Allow("address:a-0", now); ok {
+		t.Error("a spent bucket of the default bound gave a call")
+	}
+	for i := range 100 {
+		if ok, _ := d.Allow(fmt.Sprint("address:b-", i), now); !ok {
+			t.Fatalf("new address %d refused beside 5,000 spent ones under the default bound", i)
+		}
+	}
+}
+
 // fakeRefuser keeps what Refuse records.
 type fakeRefuser struct {
 	mu   sync.Mutex

@@ -23,6 +23,9 @@ type Issuer struct {
 	Audience string
 	// Fetches counts the requests the JWKS endpoint answered.
 	Fetches atomic.Int64
+	// JWKSStatus, where not 0, is the status the JWKS endpoint answers
+	// instead of its key set, as an issuer in trouble (500).
+	JWKSStatus atomic.Int32
 
 	key, stranger *rsa.PrivateKey
 	srv           *httptest.Server
@@ -44,6 +47,10 @@ func NewIssuer(t testing.TB) *Issuer {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		iss.Fetches.Add(1)
+		if code := iss.JWKSStatus.Load(); code != 0 {
+			http.Error(w, "unavailable", int(code))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: iss.key.Public(), KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	}))
