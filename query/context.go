@@ -19,7 +19,7 @@ type ContextRequest struct {
 // this caller included, answers context_not_found. It returns the record
 // subject.
 func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable Listable) (*Answer, string, error) {
-	subject := contextSubject(req.ID)
+	subject := r.ContextSubject(req.ID)
 	if err := checkPaging(req.Paging); err != nil {
 		return nil, subject, err
 	}
