@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/query"
 )
 
 // TestRecordSubjects pins the record subject of each kind of call,
@@ -47,7 +49,11 @@ func TestRecordSubjects(t *testing.T) {
 	}
 	ctxCases := []struct{ body, subject string }{
 		{`{"id":"docs:cloud"}`, "docs:cloud"},
-		{`{"id":"docs:nope"}`, "docs:nope"},
+		// An ID that names no catalog entry is the caller's text: it is
+		// recorded as a fixed marker, whatever its form.
+		{`{"id":"docs:nope"}`, query.SubjectUnknownID},
+		{`{"id":"docs:cloud:search:zqxcanary secret project"}`, query.SubjectUnknownID},
+		{`{"id":"zqxcanary secret project","limit":0}`, query.SubjectUnknownID},
 		{`{"id":"` + long + `"}`, ""},
 		{`{"id":"docs:cloud","offset":"1"}`, "docs:cloud"},
 		{`{"id":"overview"}`, "overview"},

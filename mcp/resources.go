@@ -158,57 +158,76 @@ type template struct {
 // read through read_context, and a documentation page or outline, read
 // through read_documentation.
 func (s *Server) templates() []template {
-	text := func(uri, mime, body string) []mcpgo.ResourceContents {
-		return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: mime, Text: body}}
+	handle := func(read func(context.Context, string) ([]mcpgo.ResourceContents, error)) server.ResourceTemplateHandlerFunc {
+		return func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			return read(ctx, req.Params.URI)
+		}
 	}
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
 			mcpgo.WithTemplateTitle("A catalog entry"),
 			mcpgo.WithTemplateDescription("A catalog entry by its content ID, as resources/list and list_context list them, path-escaped; its whole text, read through read_context.")),
-			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-				id, err := url.PathUnescape(strings.TrimPrefix(req.Params.URI, ContextPrefix))
-				if err != nil || id == "" {
-					return nil, fmt.Errorf("invalid_request: %s is not a catalog resource URI; resources/list lists them", ContextPrefix+"…")
-				}
-				body, mime, err := s.readWhole(ctx, "read_context", map[string]any{"id": id})
-				if err != nil {
-					return nil, err
-				}
-				return text(req.Params.URI, mime, body), nil
-			}},
+			handle(s.readContextURI)},
 		{mcpgo.NewResourceTemplate(pageTemplate, "page",
 			mcpgo.WithTemplateTitle("A documentation page"),
 			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/reading; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
 			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
-			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-				rest := strings.TrimPrefix(req.Params.URI, DocsPrefix)
-				tree, route, ok := strings.Cut(rest, "/page/")
-				if !ok {
-					tree, route = strings.TrimSuffix(rest, "/page"), ""
-				}
-				route, err := url.PathUnescape(route)
-				if err != nil {
-					return nil, fmt.Errorf("invalid_request: the page URI is not validly percent-encoded")
-				}
-				body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "page": "/" + tree + "/" + route})
-				if err != nil {
-					return nil, err
-				}
-				return text(req.Params.URI, mime, body), nil
-			}},
+			handle(s.readPageURI)},
 		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
 			mcpgo.WithTemplateTitle("A documentation tree's outline"),
 			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation."),
 			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
-			func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
-				tree := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, DocsPrefix), "/outline")
-				body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "part": "outline"})
-				if err != nil {
-					return nil, err
-				}
-				return text(req.Params.URI, mime, body), nil
-			}},
+			handle(s.readOutlineURI)},
 	}
+}
+
+// textContents is a resource read's one text.
+func textContents(uri, mime, body string) []mcpgo.ResourceContents {
+	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: uri, MIMEType: mime, Text: body}}
+}
+
+// readContextURI reads a catalog entry's resource, uri under
+// ContextPrefix.
+func (s *Server) readContextURI(ctx context.Context, uri string) ([]mcpgo.ResourceContents, error) {
+	id, err := url.PathUnescape(strings.TrimPrefix(uri, ContextPrefix))
+	if err != nil || id == "" {
+		return nil, fmt.Errorf("invalid_request: %s is not a catalog resource URI; resources/list lists them", ContextPrefix+"…")
+	}
+	body, mime, err := s.readWhole(ctx, "read_context", map[string]any{"id": id})
+	if err != nil {
+		return nil, err
+	}
+	return textContents(uri, mime, body), nil
+}
+
+// readPageURI reads a documentation page's resource, uri under
+// DocsPrefix with a tree and "/page/".
+func (s *Server) readPageURI(ctx context.Context, uri string) ([]mcpgo.ResourceContents, error) {
+	rest := strings.TrimPrefix(uri, DocsPrefix)
+	tree, route, ok := strings.Cut(rest, "/page/")
+	if !ok {
+		tree, route = strings.TrimSuffix(rest, "/page"), ""
+	}
+	route, err := url.PathUnescape(route)
+	if err != nil {
+		return nil, fmt.Errorf("invalid_request: the page URI is not validly percent-encoded")
+	}
+	body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "page": "/" + tree + "/" + route})
+	if err != nil {
+		return nil, err
+	}
+	return textContents(uri, mime, body), nil
+}
+
+// readOutlineURI reads a tree's outline resource, uri under DocsPrefix
+// ending in "/outline".
+func (s *Server) readOutlineURI(ctx context.Context, uri string) ([]mcpgo.ResourceContents, error) {
+	tree := strings.TrimSuffix(strings.TrimPrefix(uri, DocsPrefix), "/outline")
+	body, mime, err := s.readWhole(ctx, "read_documentation", map[string]any{"tree": tree, "part": "outline"})
+	if err != nil {
+		return nil, err
+	}
+	return textContents(uri, mime, body), nil
 }
 
 // roundTrip decodes an answer into v through its JSON.

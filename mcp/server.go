@@ -31,6 +31,12 @@ type Options struct {
 	// TextMaxLimit is the limit a resource read pages with, the
 	// contract's text_max_limit.
 	TextMaxLimit int
+	// IDMaxLength is the contract's id_max_length, from which the bound
+	// of a resources/read URI derives; 0 means 160.
+	IDMaxLength int
+	// LineLimit bounds one stdio message in bytes, as body_limit_bytes
+	// bounds an HTTP body; 0 means 1 MiB.
+	LineLimit int64
 	// Logger receives the front end's own lines; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -42,6 +48,8 @@ type Server struct {
 	mcp   *server.MCPServer
 	log   *slog.Logger
 	limit int
+	// bounds hold messages before mcp-go reads them.
+	bounds msgBounds
 	// actions are the registered actions by name, whose access the tool
 	// filter reads.
 	actions map[string]*dispatch.Action
@@ -52,7 +60,7 @@ type Server struct {
 
 // New returns the MCP front end of d.
 func New(d Dispatcher, opts Options) (*Server, error) {
-	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, actions: map[string]*dispatch.Action{}}
+	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -91,15 +92,15 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 			writeMsg(resp)
 		}
 	}
-	lines := make(chan []byte)
+	lines := make(chan stdioLine)
 	readErr := make(chan error, 1)
 	go func() {
 		r := bufio.NewReader(in)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
+			line, over, err := readLine(r, s.bounds.lineLimit)
+			if over || len(bytes.TrimSpace(line)) > 0 {
 				select {
-				case lines <- line:
+				case lines <- stdioLine{raw: line, over: over}:
 				case <-ctx.Done():
 					return
 				}
@@ -119,7 +120,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 				return nil
 			}
 			return err
-		case line := <-lines:
+		case l := <-lines:
+			if l.over {
+				write(s.refuseLong(ctx, l.raw))
+				continue
+			}
+			line := l.raw
 			var m struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
@@ -134,6 +140,104 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 			reqs.Go(func() { handle(line) })
 		}
 	}
+}
+
+// stdioLine is one line read from a stdio client: the whole line, or,
+// where it is over the bound, its first bytes alone.
+type stdioLine struct {
+	raw  []byte
+	over bool
+}
+
+// readLine reads one line of r, its newline included. A line whose
+// message (the bytes before its newline) is over limit bytes is read to
+// its end without being kept: readLine returns its first limit bytes and
+// over set, so a line of any length costs no more memory than limit.
+func readLine(r *bufio.Reader, limit int64) (line []byte, over bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !over {
+			if int64(len(line)+len(bytes.TrimSuffix(chunk, []byte("\n")))) > limit {
+				over = true
+				line = append(line, chunk[:limit-int64(len(line))]...)
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, over, err
+		}
+	}
+}
+
+// refuseLong answers a line over the bound, without reading the rest of
+// it, with the JSON-RPC error the streamable HTTP transport gives a body
+// over the bound (-32600), for the id its first bytes give (null where
+// they give none), and records the refusal under the action they name.
+func (s *Server) refuseLong(ctx context.Context, prefix []byte) []byte {
+	id, action := prefixCall(prefix)
+	detail := fmt.Sprintf("the message is over the size bound of %d bytes; send a smaller message", s.bounds.lineLimit)
+	_ = s.d.Refuse(ctx, action, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: detail, Status: http.StatusRequestEntityTooLarge})
+	return rpcErrorMessage(id, mcpgo.INVALID_REQUEST, detail)
+}
+
+// prefixCall reads, from the first bytes of a JSON-RPC message, its id
+// and the action it calls (as calledAction names it), where they come
+// before the bytes end: members are read in order until one cannot be.
+func prefixCall(prefix []byte) (json.RawMessage, string) {
+	var id json.RawMessage
+	var method, name string
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	// member reads the next member's name, false where there is none.
+	member := func() (string, bool) {
+		if !dec.More() {
+			return "", false
+		}
+		t, err := dec.Token()
+		k, ok := t.(string)
+		return k, err == nil && ok
+	}
+	skip := func() bool { return dec.Decode(new(json.RawMessage)) == nil }
+	scan := func() {
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return
+		}
+		for key, ok := member(); ok; key, ok = member() {
+			switch key {
+			case "id":
+				var raw json.RawMessage
+				if dec.Decode(&raw) != nil {
+					return
+				}
+				if !bytes.Equal(raw, []byte("null")) {
+					id = raw
+				}
+			case "method":
+				if dec.Decode(&method) != nil {
+					return
+				}
+			case "params":
+				if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+					return
+				}
+				for k, ok := member(); ok; k, ok = member() {
+					if k == "name" && dec.Decode(&name) != nil || k != "name" && !skip() {
+						return
+					}
+				}
+				if _, err := dec.Token(); err != nil {
+					return
+				}
+			default:
+				if !skip() {
+					return
+				}
+			}
+		}
+	}
+	scan()
+	call, _ := json.Marshal(map[string]any{"method": method, "params": map[string]any{"name": name}})
+	return id, calledAction(call)
 }
 
 // handleMessage runs one message through mcp-go, a panic answered as an

@@ -20,8 +20,13 @@ const toolErrorsFrom = "2025-11-25"
 // the dispatcher's detail, the call recorded as the dispatcher records a
 // refusal. mcp-go answers a handler's error with -32603 only, so the
 // check runs ahead of it, on the raw message. It returns nil for every
-// other message, which mcp-go then handles.
+// other message, which mcp-go then handles. Before it, on any version,
+// guard answers what mcp-go would answer at a cost or echoing the
+// caller's text.
 func (s *Server) precheck(ctx context.Context, raw []byte, version string) []byte {
+	if b := s.guard(ctx, raw); b != nil {
+		return b
+	}
 	if version == "" || version >= toolErrorsFrom {
 		return nil
 	}

@@ -19,12 +19,15 @@ type ContextRequest struct {
 // this caller included, answers context_not_found. It returns the record
 // subject.
 func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable Listable) (*Answer, string, error) {
-	subject := contextSubject(req.ID)
+	subject := r.ContextSubject(req.ID)
 	if err := checkPaging(req.Paging); err != nil {
 		return nil, subject, err
 	}
 	notFound := func() error {
-		return tzctx.Errorf(tzctx.ContextNotFound, "no entry %q in the catalog; list_context lists the IDs read_context reads", req.ID)
+		// The ID is not echoed: one that names no entry is the
+		// caller's free text, and a hidden entry is answered
+		// as an unknown one.
+		return tzctx.Errorf(tzctx.ContextNotFound, "the ID names no entry in the catalog; list_context lists the IDs read_context reads")
 	}
 	selector := fmt.Sprintf("id %q", req.ID)
 	if r.cfg.Catalog != nil {

@@ -34,25 +34,43 @@ func RefusedDocSubject(args map[string]any) string {
 	return docSubject(req, treeName(req.Tree))
 }
 
+// SubjectUnknownID is the record subject of a read_context call whose
+// ID names no catalog entry: such an ID is the caller's free text, which
+// may hold their words, so it is recorded nowhere (A-27's reading of
+// unknown IDs).
+const SubjectUnknownID = "(unknown id)"
+
 // RefusedContextSubject is the record subject of a read_context call
-// refused before its handler ran: the ID as given where it is a string
-// within the ID bound, else nothing.
-func RefusedContextSubject(args map[string]any, idMax int) string {
+// refused before its handler ran: the subject ContextSubject gives its ID
+// where that is a string within the ID bound, else nothing.
+func (r *Reader) RefusedContextSubject(args map[string]any, idMax int) string {
 	if id, ok := args["id"].(string); ok && utf8.RuneCountInString(id) <= idMax {
-		return contextSubject(id)
+		return r.ContextSubject(id)
 	}
 	return ""
 }
 
-// contextSubject is the record subject of a read_context call for id: the
-// ID itself, but for a documentation ID read_context does not read (a
-// page's or a search's, whose slug or digits may carry the caller's words,
-// A-27) its bare marker.
-func contextSubject(id string) string {
-	if cid, err := ParseID(id); err == nil && !cid.Listed() {
-		return cid.Marker()
+// ContextSubject is the record subject of a read_context call for id: the
+// ID itself where it names a catalog entry (the contract set's, or a
+// tree's index or whole text, which read_context reads, whether or not
+// this caller may read it); for a documentation ID read_context does not
+// read, whose page slug or search digits may carry the caller's words
+// its bare marker; for any other, SubjectUnknownID, never the ID
+// as given.
+func (r *Reader) ContextSubject(id string) string {
+	if r.cfg.Catalog != nil {
+		if _, ok := r.cfg.Catalog.Item(id); ok {
+			return id
+		}
 	}
-	return id
+	cid, err := ParseID(id)
+	switch {
+	case err != nil:
+		return SubjectUnknownID
+	case cid.Listed():
+		return id
+	}
+	return cid.Marker()
 }
 
 // docSubject is the record subject of a refused read_documentation call:

@@ -26,11 +26,17 @@ import (
 // after the calls that carried it.
 const canary = "quillfeatherzebracanary"
 
+// canaryID is a read_context ID in the form of a search ID whose digits
+// are the caller's words: it names no catalog entry.
+const canaryID = "docs:cloud:search:" + canary + " secret project"
+
 // TestCanaryWordGoesNowhere: queries carrying a unique word go through
 // HTTP POST, HTTP GET, MCP over streamable HTTP and MCP over stdio, as an
 // anonymous caller and a signed-in one, both answered and refused (a
 // schema violation, a query over the length bound, an unknown member
-// holding the word, an unknown credential, an oversized body). Afterwards the word appears in
+// holding the word, an unknown credential, an oversized body), and so do
+// read_context IDs carrying it that name no catalog entry (a tool call
+// and a resource read over MCP). Afterwards the word appears in
 // none of the records, the logs both processes wrote, /metrics, any
 // file of the data directory or, where PostgreSQL is installed, any row
 // of the records database.
@@ -87,6 +93,26 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 				t.Errorf("POST %v: the answer echoes the word: %s", c.body, raw)
 			}
 		}
+		// read_context with IDs that name no entry and carry the word:
+		// a malformed search ID (A-27: recorded as (unknown id), never
+		// as given), plain words, and the same refused by the schema.
+		for _, c := range []struct {
+			body map[string]any
+			want int
+		}{
+			{map[string]any{"id": canaryID}, 404},
+			{map[string]any{"id": canary + " secret project"}, 404},
+			{map[string]any{"id": canaryID, "limit": 0}, 400},
+		} {
+			code, raw, err := postRaw(base, "read_context", c.body, auth...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered("POST read_context", code, c.want)
+			if bytes.Contains(raw, []byte(canary)) {
+				t.Errorf("POST read_context %v: the answer echoes the word: %s", c.body, raw)
+			}
+		}
 		// HTTP GET, answered and refused.
 		for _, c := range []struct {
 			q    string
@@ -96,8 +122,13 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 			{"tree=cloud&query=" + url.QueryEscape(long), 400},
 			{"query=" + url.QueryEscape(canary) + "&query=" + canary, 400},
 			{"query=" + canary + "&colour=" + canary, 400},
+			{"id=" + url.QueryEscape(canaryID), 404},
 		} {
-			req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/actions/read_documentation?"+c.q, nil)
+			action := "read_documentation"
+			if strings.HasPrefix(c.q, "id=") {
+				action = "read_context"
+			}
+			req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/actions/"+action+"?"+c.q, nil)
 			if auth != nil {
 				req.Header.Set(auth[0], auth[1])
 			}
@@ -187,6 +218,22 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 			if bytes.Contains(raw, []byte(canary)) {
 				t.Errorf("%s %v: the result echoes the word: %s", transport, args, raw)
 			}
+		}
+		// read_context with the ID carrying the word, as a tool and as
+		// a resource: both refused context_not_found.
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "read_context", map[string]any{"id": canaryID}
+		res, err := c.CallTool(context.Background(), req)
+		calls++
+		if raw, _ := json.Marshal(res); err != nil || !res.IsError || bytes.Contains(raw, []byte(canary)) {
+			t.Errorf("%s read_context %q: %v %s, want a refusal that does not echo the word", transport, canaryID, err, raw)
+		}
+		rr := mcpgo.ReadResourceRequest{}
+		rr.Params.URI = "tzctx://context/" + url.PathEscape(canaryID)
+		_, err = c.ReadResource(context.Background(), rr)
+		calls++
+		if err == nil || strings.Contains(err.Error(), canary) {
+			t.Errorf("%s resources/read of %q: %v, want a refusal that does not echo the word", transport, canaryID, err)
 		}
 	}
 	for _, token := range []string{"", "tok-c"} {

@@ -68,7 +68,10 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	m, err := mcp.New(d, mcp.Options{Version: buildVersion(), Catalog: cat, TextMaxLimit: limits.TextMaxLimit, Logger: log})
+	// A stdio message is held to the bound of an HTTP body, and a
+	// resource URI to what an ID within id_max_length can be escaped to.
+	m, err := mcp.New(d, mcp.Options{Version: buildVersion(), Catalog: cat, TextMaxLimit: limits.TextMaxLimit,
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,12 @@ func (f *fakeReader) ReadContext(_ context.Context, req query.ContextRequest, li
 	return &query.Answer{ID: req.ID}, "subject-ctx", nil
 }
 
+// RefusedContextSubject is a catalog-less reader's: the subject rule is
+// the reader's, not the fake's.
+func (f *fakeReader) RefusedContextSubject(args map[string]any, idMax int) string {
+	return query.NewReader(query.Config{}, nil).RefusedContextSubject(args, idMax)
+}
+
 func (f *fakeReader) ListContext(_ context.Context, req query.ListRequest, listable query.Listable) (*query.ListAnswer, string, error) {
 	f.list = append(f.list, req)
 	f.listable = listable
@@ -188,6 +194,11 @@ func TestHandlersBindRequestsAndSubjects(t *testing.T) {
 		{"read_documentation", map[string]any{"tree": "cloud", "query": "secret words", "bogus": true}},
 		{"read_context", map[string]any{"id": "docs:cloud", "limit": json.Number("0")}},
 		{"read_context", map[string]any{"id": long}},
+		// IDs that name no entry are the caller's text: a search ID
+		// carrying words, and words alone.
+		{"read_context", map[string]any{"id": "docs:cloud:search:zqxcanary secret project", "limit": json.Number("0")}},
+		{"read_context", map[string]any{"id": "zqxcanary secret project", "limit": json.Number("0")}},
+		{"read_context", map[string]any{"id": "docs:cloud:search:0123456789abcdef", "limit": json.Number("0")}},
 	} {
 		if _, err := d.Call(ctx, call.action, call.args); err == nil {
 			t.Fatalf("%s %v was answered", call.action, call.args)
@@ -197,7 +208,7 @@ func TestHandlersBindRequestsAndSubjects(t *testing.T) {
 	for _, r := range *rec {
 		subjects = append(subjects, r.Subject)
 	}
-	want := []string{"subject-doc", "subject-ctx", "docs:cloud", "docs:cloud:search", "docs:cloud", ""}
+	want := []string{"subject-doc", "subject-ctx", "docs:cloud", "docs:cloud:search", "docs:cloud", "", query.SubjectUnknownID, query.SubjectUnknownID, "docs:cloud:search"}
 	if !reflect.DeepEqual(subjects, want) {
 		t.Errorf("record subjects = %q, want %q", subjects, want)
 	}

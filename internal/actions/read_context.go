@@ -11,14 +11,17 @@ import (
 // ContextReader answers read_context; *query.Reader is one.
 type ContextReader interface {
 	ReadContext(ctx context.Context, req query.ContextRequest, listable query.Listable) (*query.Answer, string, error)
+	// RefusedContextSubject is the record subject of a call refused
+	// before ReadContext runs: never an ID that names no catalog entry.
+	RefusedContextSubject(args map[string]any, idMax int) string
 }
 
 var _ ContextReader = (*query.Reader)(nil)
 
 // ReadContext returns the read_context action, answered by r: one catalog
 // entry by its content ID, among those reg lets the caller list. A
-// call refused before r runs is recorded under its ID where that is within
-// limits.IDMaxLength.
+// call refused before r runs is recorded under the subject r gives its ID
+// where that is within limits.IDMaxLength.
 func ReadContext(r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
 	return define("read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.ContextRequest
@@ -27,6 +30,6 @@ func ReadContext(r ContextReader, limits schemas.Limits, reg Registry) *dispatch
 		}
 		return r.ReadContext(ctx, req, listable(ctx, reg))
 	}, func(args map[string]any) string {
-		return query.RefusedContextSubject(args, limits.IDMaxLength)
+		return r.RefusedContextSubject(args, limits.IDMaxLength)
 	})
 }
