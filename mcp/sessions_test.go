@@ -78,7 +78,7 @@ func status(t *testing.T, method, url, token, sid, body string) int {
 }
 
 // rpcErrorOf decodes a JSON-RPC error body.
-func rpcErrorOf(t *testing.T, raw []byte) rpcError {
+func rawRPCErrorOf(t *testing.T, raw []byte) rpcError {
 	t.Helper()
 	var m struct {
 		Error *rpcError `json:"error"`
@@ -129,7 +129,7 @@ func TestHTTPSessionBelongsToItsCaller(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s DELETE of the session: %d, want 404", who, resp.StatusCode)
-		} else if e := rpcErrorOf(t, raw); !strings.Contains(e.Message, "initialize") {
+		} else if e := rawRPCErrorOf(t, raw); !strings.Contains(e.Message, "initialize") {
 			t.Errorf("the 404 says %q, not what to do", e.Message)
 		}
 	}
@@ -174,7 +174,7 @@ func TestHTTPInitializeKeptBytesBounded(t *testing.T) {
 	if code != http.StatusRequestEntityTooLarge || sid != "" {
 		t.Fatalf("initialize of 32 KiB: %d, session %q, want 413 and none: %.300s", code, sid, raw)
 	}
-	if e := rpcErrorOf(t, raw); e.Code != -32602 || !strings.Contains(e.Message, fmt.Sprint(mcp.DefaultMaxInitializeBytes)) {
+	if e := rawRPCErrorOf(t, raw); e.Code != -32602 || !strings.Contains(e.Message, fmt.Sprint(mcp.DefaultMaxInitializeBytes)) {
 		t.Errorf("the refusal is %d %q, want -32602 naming the bound of %d bytes", e.Code, e.Message, mcp.DefaultMaxInitializeBytes)
 	}
 	if recs := f.rec.all()[before:]; len(recs) != 1 || recs[0].Status != http.StatusRequestEntityTooLarge {
@@ -204,7 +204,7 @@ func TestHTTPSessionBounds(t *testing.T) {
 	if code != http.StatusTooManyRequests || sid != "" || hdr.Get("Retry-After") == "" {
 		t.Fatalf("a third anonymous session: %d, session %q, Retry-After %q, want 429 with Retry-After and none", code, sid, hdr.Get("Retry-After"))
 	}
-	if e := rpcErrorOf(t, raw); !strings.Contains(e.Message, "DELETE") {
+	if e := rawRPCErrorOf(t, raw); !strings.Contains(e.Message, "DELETE") {
 		t.Errorf("the refusal %q does not say how to make room", e.Message)
 	}
 	if recs := f.rec.all()[before:]; len(recs) != 1 || recs[0].Code != "rate_limited" {
@@ -253,7 +253,7 @@ func TestHTTPStreamBounds(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a third anonymous stream: %d, Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if e := rpcErrorOf(t, raw); !strings.Contains(e.Message, "streams") {
+	if e := rawRPCErrorOf(t, raw); !strings.Contains(e.Message, "streams") {
 		t.Errorf("the refusal %q does not name the bound", e.Message)
 	}
 	resp = listen(t, url, tokenPlain)
