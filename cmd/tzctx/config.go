@@ -16,6 +16,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/shed"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/store"
 )
 
 // config is the configuration file (JSON) tzctx serve and tzctx mcp read.
@@ -61,6 +62,10 @@ type config struct {
 	// RateLimit, where set, gives each caller a token bucket; a request
 	// beyond it is refused rate_limited (429 with Retry-After).
 	RateLimit *rateLimitConfig `json:"rate_limit"`
+	// MaxVersionSize bounds the total size, in bytes, of a version that tzctx
+	// import or a following server takes from an archive, checked from
+	// its manifest before anything is written.
+	MaxVersionSize int64 `json:"max_version_bytes"`
 }
 
 // rateLimitConfig is the token bucket of each caller: a credential by its
@@ -163,6 +168,7 @@ func defaultConfig() config {
 		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
 		MaxInFlight:    DefaultMaxInFlight,
 		QueueWait:      duration(100 * time.Millisecond),
+		MaxVersionSize: store.DefaultMaxVersionBytes,
 	}
 }
 
@@ -295,6 +301,9 @@ func loadConfig(path string) (config, error) {
 	}
 	if err := c.RateLimit.check(); err != nil {
 		return fail("%v", err)
+	}
+	if c.MaxVersionSize <= 0 {
+		return fail("max_version_bytes: %d is not a positive size; give the largest total size, in bytes, of a version to import or follow, or leave it out for %d", c.MaxVersionSize, store.DefaultMaxVersionBytes)
 	}
 	from := c.postgresFromEnv()
 	if c.Records.PostgresURL != "" {

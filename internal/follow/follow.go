@@ -35,6 +35,10 @@ type Options struct {
 	// Keep is how many versions taken from the store are kept, the active
 	// one included (default 3).
 	Keep int
+	// MaxVersionBytes bounds the total size of a version taken, as its
+	// archive's manifest declares it (default
+	// store.DefaultMaxVersionBytes).
+	MaxVersionBytes int64
 	// Activated, where set, is called after a version is activated.
 	Activated func(name string)
 }
@@ -215,7 +219,7 @@ func (f *Follower) take(ctx context.Context, p objstore.Pointer) error {
 	if _, err := file.Seek(0, 0); err != nil {
 		return err
 	}
-	res, err := f.st.Import(ctx, file)
+	res, err := f.st.Import(ctx, file, store.ImportOptions{MaxVersionBytes: f.opts.MaxVersionBytes})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", p.Archive, err)
 	}
