@@ -117,6 +117,11 @@ type followConfig struct {
 	// Keep is how many versions taken from the store stay on disk, the
 	// active one included.
 	Keep int `json:"keep"`
+	// RequestTimeout bounds each small request to the store (the
+	// pointer); StallTimeout bounds the time an archive download may go
+	// without receiving a byte.
+	RequestTimeout duration `json:"request_timeout"`
+	StallTimeout   duration `json:"stall_timeout"`
 }
 
 // recordsConfig bounds the records kept: a record older than
@@ -165,7 +170,7 @@ func defaultConfig() config {
 		WriteTimeout:   duration(30 * time.Second),
 		WatchInterval:  duration(time.Second),
 		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
-		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
+		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3, RequestTimeout: duration(objstore.DefaultRequestTimeout), StallTimeout: duration(objstore.DefaultStallTimeout)},
 		MaxInFlight:    DefaultMaxInFlight,
 		QueueWait:      duration(100 * time.Millisecond),
 		MaxVersionSize: store.DefaultMaxVersionBytes,
@@ -334,6 +339,12 @@ func (f followConfig) check() error {
 	}
 	if f.Keep < 1 {
 		return fmt.Errorf("follow.keep: %d keeps no version; give 1 or more (the active version is always kept)", f.Keep)
+	}
+	if f.RequestTimeout <= 0 {
+		return fmt.Errorf("follow.request_timeout: %s is not a positive duration; give how long a request to the store (the pointer) may take, such as \"10s\"", time.Duration(f.RequestTimeout))
+	}
+	if f.StallTimeout <= 0 {
+		return fmt.Errorf("follow.stall_timeout: %s is not a positive duration; give how long an archive download may go without receiving a byte, such as \"30s\"", time.Duration(f.StallTimeout))
 	}
 	return nil
 }
