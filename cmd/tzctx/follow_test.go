@@ -421,10 +421,11 @@ func TestFollowStalledStore(t *testing.T) {
 		t.Errorf("/metrics with the store stalled counts no failed poll:\n%s", grepLines(m, "tzctx_follow"))
 	}
 	// The next poll's read of the pointer stalls too.
-	awaitFollow(t, 60*time.Second, "the stalled pointer shows on /healthz", func() (bool, string) {
+	took = awaitFollow(t, 60*time.Second, "the stalled pointer shows on /healthz", func() (bool, string) {
 		p := getProbe(t, base+"/healthz")
 		return p.Status == "degraded" && p.Version == "v1" && strings.Contains(p.Detail, "ACTIVE") && strings.Contains(p.Detail, "follow.request_timeout"), fmt.Sprintf("%+v", p)
 	})
+	t.Logf("the stalled pointer showed on /healthz %v after that", took.Round(time.Millisecond))
 	if full, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); !strings.Contains(full, "HTTP reference") || strings.Contains(full, "version B") {
 		t.Error("with the store stalled the replica no longer serves v1")
 	}
@@ -446,4 +447,31 @@ func TestFollowStalledStore(t *testing.T) {
 	if left, _ := os.ReadDir(filepath.Join(replica, "downloads")); len(left) != 0 {
 		t.Errorf("downloads left behind: %v", left)
 	}
+}
+
+// TestFollowVersionBound: a following server refuses a version whose
+// archive's manifest declares more than max_version_bytes, saying so on
+// /healthz with the bound and the member to raise, and stores nothing of
+// it; it takes the version once a server with a bound it fits follows.
+func TestFollowVersionBound(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/bounded"
+	publisher(t, bin, s3.Env(), loc)(testkit.SampleSite(t), "v1")
+	base, replica := startFollower(t, bin, s3.Env(), loc, `{"max_version_bytes": 1000, "follow": {"interval": "200ms"}}`)
+	awaitFollow(t, 30*time.Second, "the refusal shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Status == "waiting" && strings.Contains(p.Detail, "over the bound of 1000 bytes") && strings.Contains(p.Detail, "max_version_bytes"), fmt.Sprintf("%+v", p)
+	})
+	if names := dirNames(t, filepath.Join(replica, "versions")); len(names) != 0 {
+		t.Errorf("a refused version left %v", names)
+	}
+	if names := dirNames(t, filepath.Join(replica, "staging")); len(names) != 0 {
+		t.Errorf("a refused version left %v in staging", names)
+	}
+	base, _ = startFollower(t, bin, s3.Env(), loc, `{"max_version_bytes": 1073741824, "follow": {"interval": "200ms"}}`)
+	awaitFollow(t, 30*time.Second, "a server with a larger bound serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v1" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
 }
