@@ -60,6 +60,22 @@ type archiveManifest struct {
 	Files         []FileSum `json:"files"`
 }
 
+// DefaultMaxVersionBytes is the default bound on the total size of the
+// files of a version an archive brings (ImportOptions.MaxVersionBytes):
+// a version of the largest corpus is under 100 MiB, so 4 GiB leaves room
+// and still refuses an archive of a few megabytes that unpacks to
+// gigabytes.
+const DefaultMaxVersionBytes = 4 << 30
+
+// ImportOptions bound what Import accepts.
+type ImportOptions struct {
+	// MaxVersionBytes bounds the total size of the version's files, as
+	// the archive's manifest declares them; an archive declaring more is
+	// refused before anything is written. Zero means
+	// DefaultMaxVersionBytes.
+	MaxVersionBytes int64
+}
+
 // ImportResult says what Import did.
 type ImportResult struct {
 	// Name is the version the archive holds.
@@ -285,10 +301,11 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 // hostile archive is refused with an *ArchiveError (errors.Is(err,
 // ErrBadArchive)) and leaves nothing behind; no file is written beyond
 // the size the manifest declares for it, and the declared sizes are
-// bounded. A version of the same name and digest already stored makes the
-// import a no-op (Present); one of the same name and another digest is
-// refused with a *ConflictError. Import does not activate the version.
-func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err error) {
+// bounded: their total by opts.MaxVersionBytes, checked before anything
+// is written. A version of the same name and digest already stored makes
+// the import a no-op (Present); one of the same name and another digest
+// is refused with a *ConflictError. Import does not activate the version.
+func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (res ImportResult, err error) {
 	defer recovered(&err)
 	s.cleanStaging()
 	src := &ctxReader{ctx: ctx, r: r}
@@ -325,6 +342,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (res ImportResult, err 
 	}
 	res.Name = man.Version
 	if res.Present, err = s.present(ctx, man.Version, man.Digest); res.Present || err != nil {
+		return res, err
+	}
+	if err := man.checkTotal(opts.MaxVersionBytes); err != nil {
 		return res, err
 	}
 	if err := s.checkRoom(man); err != nil {
@@ -523,6 +543,32 @@ func (man *archiveManifest) check() error {
 			if files[d] {
 				return bad("lists %q both as a file and as the folder of %q", d, p)
 			}
+		}
+	}
+	return nil
+}
+
+// total returns the total size of the files the manifest lists.
+func (man *archiveManifest) total() int64 {
+	var total int64
+	for _, f := range man.Files {
+		total += f.Size
+	}
+	return total
+}
+
+// checkTotal refuses a manifest whose files total over bound bytes (0:
+// DefaultMaxVersionBytes), naming the total, the bound and the setting
+// that raises it.
+func (man *archiveManifest) checkTotal(bound int64) error {
+	if bound <= 0 {
+		bound = DefaultMaxVersionBytes
+	}
+	if total := man.total(); total > bound {
+		return &ArchiveError{
+			Entry:   archiveName,
+			Problem: fmt.Sprintf("declares version %q of %d bytes of files, over the bound of %d bytes on a version's size", man.Version, total, bound),
+			Fix:     fmt.Sprintf("if the version is meant to be that large, raise max_version_bytes in the configuration (tzctx import --config FILE, or the following server's) to %d or more and import again", total),
 		}
 	}
 	return nil
@@ -736,10 +782,7 @@ func (s *Store) present(ctx context.Context, name, digest string) (bool, error) 
 // checkRoom refuses an archive whose declared files do not fit in the
 // space left in the data directory.
 func (s *Store) checkRoom(man archiveManifest) error {
-	var total int64
-	for _, f := range man.Files {
-		total += f.Size
-	}
+	total := man.total()
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(filepath.Join(s.dir, stagingDir), &st); err != nil {
 		return nil // the writes will tell

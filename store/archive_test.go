@@ -9,9 +9,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -244,7 +248,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	dst := emptyStore(t)
-	res, err := dst.Import(t.Context(), bytes.NewReader(arch))
+	res, err := dst.Import(t.Context(), bytes.NewReader(arch), store.ImportOptions{})
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
@@ -315,7 +319,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// Importing it again is a no-op that says so.
-	res, err = dst.Import(t.Context(), bytes.NewReader(arch))
+	res, err = dst.Import(t.Context(), bytes.NewReader(arch), store.ImportOptions{})
 	if err != nil || res.Name != name || !res.Present {
 		t.Errorf("re-import = %+v, %v; want present", res, err)
 	}
@@ -337,7 +341,7 @@ func TestImportConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = dst.Import(t.Context(), bytes.NewReader(arch))
+	_, err = dst.Import(t.Context(), bytes.NewReader(arch), store.ImportOptions{})
 	var ce *store.ConflictError
 	if !errors.As(err, &ce) || ce.Version != name {
 		t.Fatalf("import over another version of the name: %v, want a ConflictError", err)
@@ -365,7 +369,7 @@ func TestImportTruncated(t *testing.T) {
 	}
 	cuts = append(cuts, 10, 100, len(arch)-9, len(arch)-8, len(arch)-4, len(arch)-1)
 	for _, cut := range cuts {
-		_, err := dst.Import(t.Context(), bytes.NewReader(arch[:cut]))
+		_, err := dst.Import(t.Context(), bytes.NewReader(arch[:cut]), store.ImportOptions{})
 		t.Log(cut, err)
 		if !errors.Is(err, store.ErrBadArchive) {
 			t.Errorf("cut at %d of %d: %v, want ErrBadArchive", cut, len(arch), err)
@@ -383,7 +387,7 @@ func TestImportDamaged(t *testing.T) {
 	dst := emptyStore(t)
 	refused := func(t *testing.T, arch []byte, want ...string) {
 		t.Helper()
-		res, err := dst.Import(t.Context(), bytes.NewReader(arch))
+		res, err := dst.Import(t.Context(), bytes.NewReader(arch), store.ImportOptions{})
 		t.Log(err)
 		if !errors.Is(err, store.ErrBadArchive) {
 			t.Fatalf("import = %+v, %v; want ErrBadArchive", res, err)
@@ -660,7 +664,7 @@ func TestImportDamaged(t *testing.T) {
 		// What other tar writers add, padding to a 10 KiB record, is
 		// accepted.
 		padded := withTail(func(raw []byte) []byte { return make([]byte, 10240-len(raw)%10240) })
-		res, err := dst.Import(t.Context(), bytes.NewReader(padded))
+		res, err := dst.Import(t.Context(), bytes.NewReader(padded), store.ImportOptions{})
 		if err != nil || res.Name != name {
 			t.Fatalf("import of a padded archive = %+v, %v", res, err)
 		}
@@ -727,7 +731,7 @@ func TestImportCancelled(t *testing.T) {
 	dst := emptyStore(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	_, err := dst.Import(ctx, &cancelAfter{r: bytes.NewReader(arch), n: len(arch) / 2, cancel: cancel})
+	_, err := dst.Import(ctx, &cancelAfter{r: bytes.NewReader(arch), n: len(arch) / 2, cancel: cancel}, store.ImportOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v, want context.Canceled", err)
 	}
@@ -741,9 +745,151 @@ func TestImportCancelled(t *testing.T) {
 	if err := os.Chtimes(dead, old, old); err != nil {
 		t.Fatal(err)
 	}
-	res, err := dst.Import(t.Context(), bytes.NewReader(arch))
+	res, err := dst.Import(t.Context(), bytes.NewReader(arch), store.ImportOptions{})
 	if err != nil || res.Present {
 		t.Fatalf("import = %+v, %v", res, err)
+	}
+	clean(t, dst, res.Name)
+}
+
+// zerosArchive writes to w the archive arch with one more file,
+// zeros.bin, of size bytes of zeros, listed in its manifest and in its
+// meta.json as any file is, with the SHA-256 sha: an archive of a version
+// of that size, a few MB compressed for gigabytes. It writes the zeros as
+// the reader takes them, and fails once it has written more than stop of
+// them, so that an import that does read them costs little.
+func zerosArchive(t *testing.T, arch []byte, size int64, sha string, w io.Writer, stop int64) error {
+	es := entries(t, arch)
+	m := readManifest(t, es)
+	mi := find(t, es, "meta.json")
+	var meta store.Meta
+	if err := json.Unmarshal(es[mi].data, &meta); err != nil {
+		return err
+	}
+	zeros := store.FileSum{Path: "zeros.bin", Size: size, SHA256: sha}
+	meta.Files = append(meta.Files, zeros)
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	es[mi].data = raw
+	m.Files[0] = store.FileSum{Path: "meta.json", Size: int64(len(raw)), SHA256: sum(raw)}
+	m.Files = append(m.Files, zeros)
+	slices.SortFunc(m.Files[1:], func(a, b store.FileSum) int { return strings.Compare(a.Path, b.Path) })
+	writeManifest(t, es, m)
+	es = append(es, entry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: "zeros.bin", Mode: 0o644}})
+	slices.SortStableFunc(es[2:], func(a, b entry) int { return strings.Compare(a.hdr.Name, b.hdr.Name) })
+
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	for _, e := range es {
+		hdr := e.hdr
+		if hdr.Name != "zeros.bin" {
+			hdr.Size = int64(len(e.data))
+			if err := tw.WriteHeader(&hdr); err != nil {
+				return err
+			}
+			if _, err := tw.Write(e.data); err != nil {
+				return err
+			}
+			continue
+		}
+		hdr.Size = size
+		if err := tw.WriteHeader(&hdr); err != nil {
+			return err
+		}
+		// What precedes the zeros reaches the reader before them.
+		if err := zw.Flush(); err != nil {
+			return err
+		}
+		buf := make([]byte, 1<<20)
+		for n := int64(0); n < size; {
+			if n > stop {
+				return fmt.Errorf("the import read %d bytes of zeros.bin, which its bound should have refused from the manifest", n)
+			}
+			k := int(min(int64(len(buf)), size-n))
+			if _, err := tw.Write(buf[:k]); err != nil {
+				return err
+			}
+			n += int64(k)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// TestImportBoundsVersionSize: an archive whose manifest honestly lists a
+// 3 GiB file of zeros, a few MB compressed, is refused from its manifest
+// before anything is written, with an error naming the version's total,
+// the bound and the setting that raises it: the import reads none of the
+// file and leaves nothing in staging. The bound is ImportOptions', else
+// DefaultMaxVersionBytes (4 GiB); an archive under it imports.
+func TestImportBoundsVersionSize(t *testing.T) {
+	_, arch := sampleArchive(t)
+	const placeholder = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	for _, c := range []struct {
+		name         string
+		size, bound  int64
+		refusedBound int64
+	}{
+		{"a configured bound", 3 << 30, 1 << 20, 1 << 20},
+		{"the default bound", 5 << 30, 0, store.DefaultMaxVersionBytes},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := emptyStore(t)
+			pr, pw := io.Pipe()
+			sent := make(chan error, 1)
+			go func() {
+				// The SHA-256 of gigabytes of zeros would cost seconds to
+				// compute, and no import may get as far as checking it.
+				err := zerosArchive(t, arch, c.size, placeholder, pw, 64<<20)
+				pw.CloseWithError(err)
+				sent <- err
+			}()
+			_, err := dst.Import(t.Context(), pr, store.ImportOptions{MaxVersionBytes: c.bound})
+			pr.CloseWithError(errors.New("the import returned"))
+			if serr := <-sent; serr != nil && strings.Contains(serr.Error(), "zeros.bin") {
+				t.Fatal(serr)
+			}
+			if err == nil {
+				t.Fatal("an archive over the bound was imported")
+			}
+			// The total is the zeros and the sample's files.
+			m := regexp.MustCompile(`of (\d+) bytes of files`).FindStringSubmatch(err.Error())
+			if total, _ := strconv.ParseInt(append(m, "", "")[1], 10, 64); total <= c.size || total > c.size+int64(len(arch))*64 {
+				t.Errorf("refusal %q does not give the version's total, over %d bytes", err, c.size)
+			}
+			for _, want := range []string{"archive refused", fmt.Sprintf("bound of %d bytes", c.refusedBound), "max_version_bytes", "nothing was imported"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q does not say %q", err, want)
+				}
+			}
+			if !errors.Is(err, store.ErrBadArchive) {
+				t.Errorf("refusal %v does not match ErrBadArchive", err)
+			}
+			clean(t, dst)
+		})
+	}
+
+	// An archive of 8 MiB of zeros, honest to the last checksum: over a
+	// bound of 1 MiB it is refused; under one of 64 MiB it imports.
+	const size = 8 << 20
+	zs := sha256.Sum256(make([]byte, size))
+	var b bytes.Buffer
+	if err := zerosArchive(t, arch, size, hex.EncodeToString(zs[:]), &b, size); err != nil {
+		t.Fatal(err)
+	}
+	dst := emptyStore(t)
+	_, err := dst.Import(t.Context(), bytes.NewReader(b.Bytes()), store.ImportOptions{MaxVersionBytes: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "bound of 1048576 bytes") {
+		t.Fatalf("an 8 MiB version under a 1 MiB bound: %v", err)
+	}
+	clean(t, dst)
+	res, err := dst.Import(t.Context(), bytes.NewReader(b.Bytes()), store.ImportOptions{MaxVersionBytes: 64 << 20})
+	if err != nil {
+		t.Fatalf("an 8 MiB version under a 64 MiB bound: %v", err)
 	}
 	clean(t, dst, res.Name)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/shed"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/store"
 )
 
 // config is the configuration file (JSON) tzctx serve and tzctx mcp read.
@@ -70,6 +71,10 @@ type config struct {
 	// call slot; MCPSessions bounds its sessions.
 	MCPStreams  mcpStreamsConfig  `json:"mcp_streams"`
 	MCPSessions mcpSessionsConfig `json:"mcp_sessions"`
+	// MaxVersionSize bounds the total size, in bytes, of a version that tzctx
+	// import or a following server takes from an archive, checked from
+	// its manifest before anything is written.
+	MaxVersionSize int64 `json:"max_version_bytes"`
 }
 
 // mcpStreamsConfig bounds the long-lived streams of /mcp (a session's
@@ -163,6 +168,11 @@ type followConfig struct {
 	// Keep is how many versions taken from the store stay on disk, the
 	// active one included.
 	Keep int `json:"keep"`
+	// RequestTimeout bounds each small request to the store (the
+	// pointer); StallTimeout bounds the time an archive download may go
+	// without receiving a byte.
+	RequestTimeout duration `json:"request_timeout"`
+	StallTimeout   duration `json:"stall_timeout"`
 }
 
 // recordsConfig bounds the records kept: a record older than
@@ -211,11 +221,12 @@ func defaultConfig() config {
 		WriteTimeout:   duration(30 * time.Second),
 		WatchInterval:  duration(time.Second),
 		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
-		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3},
+		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3, RequestTimeout: duration(objstore.DefaultRequestTimeout), StallTimeout: duration(objstore.DefaultStallTimeout)},
 		MaxInFlight:    DefaultMaxInFlight,
 		QueueWait:      duration(100 * time.Millisecond),
 		MCPStreams:     mcpStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
 		MCPSessions:    mcpSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
+		MaxVersionSize: store.DefaultMaxVersionBytes,
 	}
 }
 
@@ -358,6 +369,9 @@ func loadConfig(path string) (config, error) {
 	if err := c.MCPSessions.check(); err != nil {
 		return fail("%v", err)
 	}
+	if c.MaxVersionSize <= 0 {
+		return fail("max_version_bytes: %d is not a positive size; give the largest total size, in bytes, of a version to import or follow, or leave it out for %d", c.MaxVersionSize, store.DefaultMaxVersionBytes)
+	}
 	from := c.postgresFromEnv()
 	if c.Records.PostgresURL != "" {
 		// The value is not repeated: it may hold a password.
@@ -387,6 +401,12 @@ func (f followConfig) check() error {
 	}
 	if f.Keep < 1 {
 		return fmt.Errorf("follow.keep: %d keeps no version; give 1 or more (the active version is always kept)", f.Keep)
+	}
+	if f.RequestTimeout <= 0 {
+		return fmt.Errorf("follow.request_timeout: %s is not a positive duration; give how long a request to the store (the pointer) may take, such as \"10s\"", time.Duration(f.RequestTimeout))
+	}
+	if f.StallTimeout <= 0 {
+		return fmt.Errorf("follow.stall_timeout: %s is not a positive duration; give how long an archive download may go without receiving a byte, such as \"30s\"", time.Duration(f.StallTimeout))
 	}
 	return nil
 }

@@ -374,3 +374,104 @@ func TestFollowReplacesADamagedCopy(t *testing.T) {
 		t.Errorf("verify v1 after the repair said %q", out)
 	}
 }
+
+// TestFollowStalledStore: the store stalls, as a hung server or a
+// black-holed network does, through a proxy that keeps the connections
+// open and sends nothing more: first after 64 KiB of v2's archive, then
+// while it sends the pointer. The replica keeps serving v1, and says so
+// on /healthz (degraded, naming follow.stall_timeout, then
+// follow.request_timeout) and in /metrics (tzctx_follow_up 0, failures
+// counted), rather than waiting for good; once the store answers again
+// its next poll sees the newer pointer, v3, and takes it. The timeouts
+// are 1 s; the waits are bounded generously, so the verdict does not
+// depend on the machine's speed.
+func TestFollowStalledStore(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/stalled"
+	publish := publisher(t, bin, s3.Env(), loc)
+	publish(testkit.SampleSite(t), "v1")
+	// 32 KiB/s: an archive of the sample (about 250 KB) takes some 8 s,
+	// so the stall comes in the middle of v2's.
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 32<<10)
+	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
+	base, replica := startFollower(t, bin, env, loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms", "request_timeout": "1s", "stall_timeout": "1s"}}`)
+	awaitFollow(t, 90*time.Second, "the replica serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v1" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+
+	before := proxy.Sent()
+	publish(changedSite(t), "v2")
+	awaitFollow(t, 60*time.Second, "64 KiB of v2's archive are sent", func() (bool, string) {
+		sent := proxy.Sent() - before
+		return sent > 64<<10, fmt.Sprintf("%d bytes sent", sent)
+	})
+	proxy.SetStalled(true)
+	took := awaitFollow(t, 60*time.Second, "the stalled download shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.code == 200 && p.Status == "degraded" && p.Version == "v1" && strings.Contains(p.Detail, "follow: download versions/v2.tzctx") && strings.Contains(p.Detail, "follow.stall_timeout"), fmt.Sprintf("%+v", p)
+	})
+	t.Logf("the stalled download showed on /healthz %v after the stall", took.Round(time.Millisecond))
+	fams, m := scrape(t, base+"/metrics")
+	if !strings.Contains(m, "tzctx_follow_up 0") {
+		t.Errorf("/metrics with the store stalled lacks tzctx_follow_up 0:\n%s", grepLines(m, "tzctx_follow"))
+	}
+	if f := fams["tzctx_follow_poll_failures_total"]; f == nil || len(f.Metric) != 1 || f.Metric[0].GetCounter().GetValue() < 1 {
+		t.Errorf("/metrics with the store stalled counts no failed poll:\n%s", grepLines(m, "tzctx_follow"))
+	}
+	// The next poll's read of the pointer stalls too.
+	took = awaitFollow(t, 60*time.Second, "the stalled pointer shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Status == "degraded" && p.Version == "v1" && strings.Contains(p.Detail, "ACTIVE") && strings.Contains(p.Detail, "follow.request_timeout"), fmt.Sprintf("%+v", p)
+	})
+	t.Logf("the stalled pointer showed on /healthz %v after that", took.Round(time.Millisecond))
+	if full, _ := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); !strings.Contains(full, "HTTP reference") || strings.Contains(full, "version B") {
+		t.Error("with the store stalled the replica no longer serves v1")
+	}
+
+	// A newer pointer, published meanwhile, is taken once the store
+	// answers again.
+	publish(testkit.SampleSite(t), "v3")
+	proxy.SetStalled(false)
+	awaitFollow(t, 120*time.Second, "the replica takes v3 once the store answers again", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v3" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+	if _, m := scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 1") {
+		t.Errorf("/metrics after the store answers again lacks tzctx_follow_up 1:\n%s", grepLines(m, "tzctx_follow"))
+	}
+	if names := dirNames(t, filepath.Join(replica, "versions")); strings.Join(names, ",") != "v1,v3" {
+		t.Errorf("after the stall the replica holds %v, want v1 and v3", names)
+	}
+	if left, _ := os.ReadDir(filepath.Join(replica, "downloads")); len(left) != 0 {
+		t.Errorf("downloads left behind: %v", left)
+	}
+}
+
+// TestFollowVersionBound: a following server refuses a version whose
+// archive's manifest declares more than max_version_bytes, saying so on
+// /healthz with the bound and the member to raise, and stores nothing of
+// it; it takes the version once a server with a bound it fits follows.
+func TestFollowVersionBound(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	bin := buildBinary(t)
+	loc := "s3://versions/bounded"
+	publisher(t, bin, s3.Env(), loc)(testkit.SampleSite(t), "v1")
+	base, replica := startFollower(t, bin, s3.Env(), loc, `{"max_version_bytes": 1000, "follow": {"interval": "200ms"}}`)
+	awaitFollow(t, 30*time.Second, "the refusal shows on /healthz", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Status == "waiting" && strings.Contains(p.Detail, "over the bound of 1000 bytes") && strings.Contains(p.Detail, "max_version_bytes"), fmt.Sprintf("%+v", p)
+	})
+	if names := dirNames(t, filepath.Join(replica, "versions")); len(names) != 0 {
+		t.Errorf("a refused version left %v", names)
+	}
+	if names := dirNames(t, filepath.Join(replica, "staging")); len(names) != 0 {
+		t.Errorf("a refused version left %v in staging", names)
+	}
+	base, _ = startFollower(t, bin, s3.Env(), loc, `{"max_version_bytes": 1073741824, "follow": {"interval": "200ms"}}`)
+	awaitFollow(t, 30*time.Second, "a server with a larger bound serves v1", func() (bool, string) {
+		p := getProbe(t, base+"/healthz")
+		return p.Version == "v1" && p.Status == "ok", fmt.Sprintf("%+v", p)
+	})
+}

@@ -16,8 +16,9 @@ import (
 
 func newImportCmd(g *globals) *cobra.Command {
 	var activate bool
+	var cfgPath string
 	cmd := &cobra.Command{
-		Use:   "import FILE [--activate]",
+		Use:   "import FILE [--activate] [--config FILE]",
 		Short: "Store the version an archive from 'tzctx export' holds",
 		Long: `Import reads an archive that 'tzctx export' wrote (FILE "-" reads stdin) and
 stores the version it holds under its own name. Every file is checked against
@@ -26,10 +27,18 @@ opened, as a server does before it serves it, before it becomes visible; a
 damaged, truncated or foreign archive is refused and leaves nothing behind.
 A version of the same name and content stored already makes the import a
 no-op; one of the same name and other content is refused. --activate then
-makes the version the served one.`,
+makes the version the served one.
+
+A version whose files total over the configuration's max_version_bytes
+(default 4 GiB) is refused from the archive's manifest, before anything is
+written; --config names the file that raises it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
+			cfg, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
 			var r io.Reader = cmd.InOrStdin()
 			if file != "-" {
 				f, err := os.Open(file)
@@ -47,7 +56,7 @@ makes the version the served one.`,
 			defer stop()
 			sr, done := stoppable(ctx, r)
 			defer done()
-			res, err := st.Import(ctx, sr)
+			res, err := st.Import(ctx, sr, store.ImportOptions{MaxVersionBytes: cfg.MaxVersionSize})
 			if file == "-" {
 				file = "stdin"
 			}
@@ -72,6 +81,7 @@ makes the version the served one.`,
 		},
 	}
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the imported version the served one")
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), for its \"max_version_bytes\" member")
 	return cmd
 }
 

@@ -204,3 +204,43 @@ func TestKillImport(t *testing.T) {
 		})
 	}
 }
+
+// TestImportVersionBound: tzctx import --config FILE refuses a version
+// over the file's max_version_bytes from the archive's manifest, naming
+// the total, the bound and the member to raise, and stores nothing; the
+// same archive imports under a bound it fits; a bound that is not
+// positive is refused at start, naming the member.
+func TestImportVersionBound(t *testing.T) {
+	_, file := exported(t)
+	cfgFile := func(body string) string {
+		p := filepath.Join(t.TempDir(), "config.json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	replica := t.TempDir()
+	r := runCLI(t, replica, "import", file, "--config", cfgFile(`{"max_version_bytes": 1000}`))
+	if r.err == nil {
+		t.Fatalf("an import over max_version_bytes succeeded: %q", r.stdout)
+	}
+	for _, w := range []string{"archive refused", "bytes of files", "over the bound of 1000 bytes", "raise max_version_bytes", "nothing was imported"} {
+		if !strings.Contains(r.err.Error(), w) {
+			t.Errorf("refusal %q does not say %q", r.err, w)
+		}
+	}
+	if n := dirNames(t, filepath.Join(replica, "staging")); len(n) != 0 {
+		t.Errorf("staging holds %v after the refusal", n)
+	}
+	if n := dirNames(t, filepath.Join(replica, "versions")); len(n) != 0 {
+		t.Errorf("versions holds %v after the refusal", n)
+	}
+	if r := runCLI(t, replica, "import", file, "--config", cfgFile(`{"max_version_bytes": 1073741824}`)); r.err != nil || r.stdout != "imported one\n" {
+		t.Errorf("import under a 1 GiB bound = %q, %v", r.stdout, r.err)
+	}
+	for _, bad := range []string{`{"max_version_bytes": 0}`, `{"max_version_bytes": -5}`} {
+		if r := runCLI(t, t.TempDir(), "import", file, "--config", cfgFile(bad)); r.err == nil || !strings.Contains(r.err.Error(), "max_version_bytes") {
+			t.Errorf("config %s: %v, want a refusal naming max_version_bytes", bad, r.err)
+		}
+	}
+}

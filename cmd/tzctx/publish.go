@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +45,8 @@ AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`,
 			if err != nil {
 				return err
 			}
+			// The pointer's write is bounded as a follower's read is.
+			c.SetTimeouts(time.Duration(cfg.Follow.RequestTimeout), time.Duration(cfg.Follow.StallTimeout))
 			st, err := store.OpenExisting(g.dataDir())
 			if err != nil {
 				return err
@@ -65,7 +68,7 @@ AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`,
 	}
 	cmd.Flags().StringVar(&to, "to", "", "location to publish to, as s3://BUCKET/PREFIX")
 	cmd.Flags().BoolVar(&activate, "activate", false, "replace the location's pointer, so that followers serve the version")
-	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), for its \"s3\" member")
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), for its \"s3\" member and follow.request_timeout")
 	return cmd
 }
 

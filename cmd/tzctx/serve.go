@@ -92,7 +92,11 @@ func serve(ctx context.Context, dataDir string, cfg config, ready chan<- string)
 			return fmt.Errorf("follow: %w", err)
 		}
 		follow.CleanDownloads(dataDir)
-		follower = follow.New(c, st, log, follow.Options{Interval: time.Duration(cfg.Follow.Interval), Keep: cfg.Follow.Keep})
+		follower = follow.New(c, st, log, follow.Options{
+			Interval: time.Duration(cfg.Follow.Interval), Keep: cfg.Follow.Keep,
+			RequestTimeout: time.Duration(cfg.Follow.RequestTimeout), StallTimeout: time.Duration(cfg.Follow.StallTimeout),
+			MaxVersionBytes: cfg.MaxVersionSize,
+		})
 	} else if err := ensureVersion(ctx, st, log); err != nil {
 		return err
 	}

@@ -4,9 +4,11 @@
 // activates it, so that the server warms it and swaps it in. It keeps the
 // last versions it took and deletes older ones.
 //
-// Faults never stop the server: while the store is unreachable, or an
-// archive fails its checks, the server goes on serving what it has, the
-// fault is reported by Status, and polls back off up to MaxBackoff.
+// Faults never stop the server: while the store is unreachable or stalls,
+// or an archive fails its checks, the server goes on serving what it has,
+// the fault is reported by Status, and polls back off up to MaxBackoff.
+// No poll waits on the store for good: each request to it has a deadline,
+// and a download one on the time it may go without receiving a byte.
 package follow
 
 import (
@@ -35,6 +37,16 @@ type Options struct {
 	// Keep is how many versions taken from the store are kept, the active
 	// one included (default 3).
 	Keep int
+	// RequestTimeout bounds each small request to the store, the pointer
+	// included (default objstore.DefaultRequestTimeout); StallTimeout
+	// bounds the time an archive download may go without receiving a
+	// byte (default objstore.DefaultStallTimeout). A request or download
+	// that exceeds its bound fails the poll, which Status reports.
+	RequestTimeout, StallTimeout time.Duration
+	// MaxVersionBytes bounds the total size of a version taken, as its
+	// archive's manifest declares it (default
+	// store.DefaultMaxVersionBytes).
+	MaxVersionBytes int64
 	// Activated, where set, is called after a version is activated.
 	Activated func(name string)
 }
@@ -67,8 +79,10 @@ type Follower struct {
 	status Status
 }
 
-// New returns a follower of c's location into st.
+// New returns a follower of c's location into st. It sets c's timeouts
+// to opts'.
 func New(c *objstore.Client, st *store.Store, log *slog.Logger, opts Options) *Follower {
+	c.SetTimeouts(opts.RequestTimeout, opts.StallTimeout)
 	if opts.Interval <= 0 {
 		opts.Interval = 5 * time.Second
 	}
@@ -215,7 +229,7 @@ func (f *Follower) take(ctx context.Context, p objstore.Pointer) error {
 	if _, err := file.Seek(0, 0); err != nil {
 		return err
 	}
-	res, err := f.st.Import(ctx, file)
+	res, err := f.st.Import(ctx, file, store.ImportOptions{MaxVersionBytes: f.opts.MaxVersionBytes})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", p.Archive, err)
 	}

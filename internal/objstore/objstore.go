@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -105,10 +106,51 @@ func (c Config) FromEnv(getenv func(string) string) Config {
 	return c
 }
 
+// The default deadlines of a Client's requests (see SetTimeouts).
+const (
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultStallTimeout   = 30 * time.Second
+)
+
 // Client reads and writes the versions of one location.
 type Client struct {
 	mc  *minio.Client
 	loc Location
+	// request bounds each small request (the pointer, a lookup); stall
+	// bounds the time an archive download may go without a byte.
+	request, stall time.Duration
+}
+
+// SetTimeouts sets the deadline of each small request (the pointer, a
+// lookup, a bucket's creation) and the time an archive download may go
+// without receiving a byte before it fails; a download that goes on
+// receiving bytes has no deadline, so a large archive on a slow link
+// still arrives. A zero value keeps the default (DefaultRequestTimeout,
+// DefaultStallTimeout). It is not safe to call during requests.
+func (c *Client) SetTimeouts(request, stall time.Duration) {
+	if request > 0 {
+		c.request = request
+	}
+	if stall > 0 {
+		c.stall = stall
+	}
+}
+
+// ErrTimeout is matched by the error of a request to the store that got
+// no answer, or a download that received no byte, in its time.
+var ErrTimeout = errors.New("the object store did not answer in time")
+
+// bounded returns ctx bounded by the request timeout, and a function
+// that turns an error of a request under it into one that says the
+// request timed out, where it did.
+func (c *Client) bounded(ctx context.Context) (context.Context, context.CancelFunc, func(error) error) {
+	bctx, cancel := context.WithTimeoutCause(ctx, c.request, ErrTimeout)
+	return bctx, cancel, func(err error) error {
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(bctx), ErrTimeout) {
+			return fmt.Errorf("%w: no answer within %v (follow.request_timeout)", ErrTimeout, c.request)
+		}
+		return err
+	}
 }
 
 // New returns a client of the location loc. It makes no request.
@@ -133,16 +175,21 @@ func New(cfg Config, loc Location) (*Client, error) {
 	if cfg.PathStyle != nil && *cfg.PathStyle || cfg.PathStyle == nil && cfg.Endpoint != "" {
 		lookup = minio.BucketLookupPath
 	}
+	tr, err := minio.DefaultTransport(secure)
+	if err != nil {
+		return nil, fmt.Errorf("S3 client: %w", err)
+	}
 	mc, err := minio.New(host, &minio.Options{
 		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
 		Secure:       secure,
 		Region:       cfg.Region,
 		BucketLookup: lookup,
+		Transport:    progressTransport{tr},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("S3 client: %w", err)
 	}
-	return &Client{mc: mc, loc: loc}, nil
+	return &Client{mc: mc, loc: loc, request: DefaultRequestTimeout, stall: DefaultStallTimeout}, nil
 }
 
 // Location returns the client's location.
@@ -203,9 +250,11 @@ func (c *Client) SetActive(ctx context.Context, p Pointer) error {
 		return err
 	}
 	raw = append(raw, '\n')
+	ctx, cancel, timedOut := c.bounded(ctx)
+	defer cancel()
 	_, err = c.mc.PutObject(ctx, c.loc.Bucket, c.loc.key("ACTIVE"), strings.NewReader(string(raw)), int64(len(raw)), minio.PutObjectOptions{ContentType: "application/json"})
 	if err != nil {
-		return fmt.Errorf("write the pointer %s/ACTIVE: %w", c.loc, describe(err))
+		return fmt.Errorf("write the pointer %s/ACTIVE: %w", c.loc, describe(timedOut(err)))
 	}
 	return nil
 }
@@ -219,7 +268,19 @@ const maxPointer = 64 << 10
 
 // Active reads the pointer unless its ETag is still etag: then it returns
 // changed false and no pointer, at the cost of one conditional request.
+// A read that gets no answer within the request timeout fails with an
+// error matching ErrTimeout.
 func (c *Client) Active(ctx context.Context, etag string) (p Pointer, newETag string, changed bool, err error) {
+	bctx, cancel, timedOut := c.bounded(ctx)
+	defer cancel()
+	p, newETag, changed, err = c.active(bctx, etag)
+	if t := timedOut(err); t != err {
+		return Pointer{}, "", false, fmt.Errorf("read the pointer %s/ACTIVE: %w", c.loc, t)
+	}
+	return p, newETag, changed, err
+}
+
+func (c *Client) active(ctx context.Context, etag string) (p Pointer, newETag string, changed bool, err error) {
 	opts := minio.GetObjectOptions{}
 	if etag != "" {
 		if err := opts.SetMatchETagExcept(etag); err != nil {
@@ -269,8 +330,10 @@ const MaxArchive = 256 << 30
 
 // MakeBucket creates the location's bucket.
 func (c *Client) MakeBucket(ctx context.Context, region string) error {
+	ctx, cancel, timedOut := c.bounded(ctx)
+	defer cancel()
 	if err := c.mc.MakeBucket(ctx, c.loc.Bucket, minio.MakeBucketOptions{Region: region}); err != nil {
-		return fmt.Errorf("make bucket %s: %w", c.loc.Bucket, describe(err))
+		return fmt.Errorf("make bucket %s: %w", c.loc.Bucket, describe(timedOut(err)))
 	}
 	return nil
 }
@@ -278,6 +341,8 @@ func (c *Client) MakeBucket(ctx context.Context, region string) error {
 // HasArchive reports whether the location holds a complete archive of
 // version: an unfinished multipart upload is not one.
 func (c *Client) HasArchive(ctx context.Context, version string) (bool, error) {
+	ctx, cancel, timedOut := c.bounded(ctx)
+	defer cancel()
 	_, err := c.mc.StatObject(ctx, c.loc.Bucket, c.loc.key(ArchiveKey(version)), minio.StatObjectOptions{})
 	if err == nil {
 		return true, nil
@@ -285,7 +350,7 @@ func (c *Client) HasArchive(ctx context.Context, version string) (bool, error) {
 	if r := minio.ToErrorResponse(err); r.Code == "NoSuchKey" || r.StatusCode == http.StatusNotFound && r.Code != "NoSuchBucket" {
 		return false, nil
 	}
-	return false, fmt.Errorf("look up %s: %w", ArchiveKey(version), describe(err))
+	return false, fmt.Errorf("look up %s: %w", ArchiveKey(version), describe(timedOut(err)))
 }
 
 // ErrMismatch is returned by a download whose bytes are not the ones the
@@ -294,19 +359,67 @@ var ErrMismatch = errors.New("archive does not match its pointer")
 
 // GetArchive copies the archive p names into w, and checks its size and
 // SHA-256 against p: on a mismatch it returns an error wrapping
-// ErrMismatch, and w holds bytes the caller must discard.
+// ErrMismatch, and w holds bytes the caller must discard. A download
+// that receives no byte for the stall timeout, its answer's headers
+// included, fails with an error matching ErrTimeout; one that goes on
+// receiving bytes has no deadline.
 func (c *Client) GetArchive(ctx context.Context, p Pointer, w io.Writer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stalled := fmt.Errorf("%w: no byte of the archive arrived for %v (follow.stall_timeout)", ErrTimeout, c.stall)
+	watchdog := time.AfterFunc(c.stall, func() { cancel(stalled) })
+	defer watchdog.Stop()
+	ctx = context.WithValue(ctx, progressKey{}, func() { watchdog.Reset(c.stall) })
+	fail := func(err error) error {
+		if context.Cause(ctx) == stalled {
+			err = stalled
+		}
+		return fmt.Errorf("download %s: %w", p.Archive, describe(err))
+	}
 	obj, err := c.mc.GetObject(ctx, c.loc.Bucket, c.loc.key(p.Archive), minio.GetObjectOptions{})
 	if err != nil {
-		return fmt.Errorf("download %s: %w", p.Archive, describe(err))
+		return fail(err)
 	}
 	defer obj.Close()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(obj, p.Size+1))
 	if err != nil {
-		return fmt.Errorf("download %s: %w", p.Archive, describe(err))
+		return fail(err)
 	}
 	return check(p, n, h)
+}
+
+// progressKey is the context key of the function that a request's
+// answer calls when its headers arrive and at each read of its body that
+// returns bytes: what a download's stall timeout watches.
+type progressKey struct{}
+
+// progressTransport calls the progress function of a request's context,
+// where it has one, as its answer arrives, byte by byte rather than as
+// the S3 client reads it, which is in large pieces.
+type progressTransport struct{ base http.RoundTripper }
+
+func (t progressTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if progress, ok := req.Context().Value(progressKey{}).(func()); ok && resp != nil && resp.Body != nil {
+		progress()
+		resp.Body = &progressBody{ReadCloser: resp.Body, progress: progress}
+	}
+	return resp, err
+}
+
+// progressBody calls progress after each read that returned bytes.
+type progressBody struct {
+	io.ReadCloser
+	progress func()
+}
+
+func (p *progressBody) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	if n > 0 {
+		p.progress()
+	}
+	return n, err
 }
 
 func check(p Pointer, n int64, h hash.Hash) error {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/objstore"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
@@ -125,5 +127,76 @@ func TestParseLocation(t *testing.T) {
 	}
 	if _, err := objstore.New(objstore.Config{AccessKey: "a"}, objstore.Location{Bucket: "abc"}); err == nil {
 		t.Error("an access key without a secret was accepted")
+	}
+}
+
+// TestStalledStore: through a proxy that stalls, an archive download that
+// has received 64 KiB and then receives nothing fails once the stall
+// timeout passes, and a read of the pointer whose answer never comes fails
+// once the request timeout passes, each with an error matching ErrTimeout
+// that names the setting; once the store answers again both work. A
+// download that keeps receiving bytes outlasts the stall timeout: it has
+// no deadline.
+func TestStalledStore(t *testing.T) {
+	s3 := testkit.StartS3(t, "versions")
+	direct := client(t, s3, "s3://versions/stall")
+	ctx := context.Background()
+	data := make([]byte, 2<<20)
+	rand.Read(data)
+	p, err := direct.PutArchive(ctx, "v1", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.SetActive(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	// 512 KiB/s: the 2 MiB archive takes about 4 s, twice the stall
+	// timeout, and a 32 KiB read 1/16th of it.
+	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 512<<10)
+	c, err := objstore.New(objstore.Config{Endpoint: "http://" + proxy.Addr, Region: "us-east-1", AccessKey: testkit.S3AccessKey, SecretKey: testkit.S3SecretKey}, objstore.Location{Bucket: "versions", Prefix: "stall"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetTimeouts(2*time.Second, 2*time.Second)
+
+	var buf bytes.Buffer
+	if err := c.GetArchive(ctx, p, &buf); err != nil || !bytes.Equal(buf.Bytes(), data) {
+		t.Fatalf("a slow download that keeps receiving bytes: %v (%d bytes)", err, buf.Len())
+	}
+
+	before := proxy.Sent()
+	done := make(chan error, 1)
+	go func() { done <- c.GetArchive(ctx, p, io.Discard) }()
+	for proxy.Sent()-before < 64<<10 {
+		select {
+		case err := <-done:
+			t.Fatalf("the download ended before the stall: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	proxy.SetStalled(true)
+	select {
+	case err := <-done:
+		if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), "stall_timeout") || !strings.Contains(err.Error(), "versions/v1.tzctx") {
+			t.Errorf("a stalled download: %v, want ErrTimeout naming the archive and stall_timeout", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a stalled download has not ended after 2 minutes")
+	}
+
+	active := make(chan error, 1)
+	go func() { _, _, _, err := c.Active(ctx, ""); active <- err }()
+	select {
+	case err := <-active:
+		if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), "request_timeout") || !strings.Contains(err.Error(), "ACTIVE") {
+			t.Errorf("a stalled read of the pointer: %v, want ErrTimeout naming ACTIVE and request_timeout", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a stalled read of the pointer has not ended after 2 minutes")
+	}
+
+	proxy.SetStalled(false)
+	if got, _, changed, err := c.Active(ctx, ""); err != nil || !changed || got != p {
+		t.Fatalf("Active once the store answers again: %+v, %v, %v", got, changed, err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 // Proxy forwards TCP connections from a loopback port to a target,
 // carrying bytes both ways at a bounded rate, and can go down: it
 // then cuts every connection it carries and refuses new ones, as a
-// network fault or a stopped server would, mid-transfer included.
+// network fault or a stopped server would, mid-transfer included. It
+// can also stall: it then keeps every connection open and sends clients
+// nothing more, as a hung server or a black-holed network would.
 type Proxy struct {
 	// Addr is the proxy's host:port.
 	Addr   string
@@ -20,6 +22,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	down     bool
+	stalled  bool
 	conns    map[net.Conn]struct{}
 	sent     int64 // to clients
 	received int64 // from clients
@@ -67,6 +70,29 @@ func (p *Proxy) SetDown(down bool) {
 			c.Close()
 		}
 		clear(p.conns)
+	}
+}
+
+// SetStalled stalls the proxy (it holds what the target sends, and sends
+// clients nothing, on every connection, open or new) or lets it carry
+// bytes again.
+func (p *Proxy) SetStalled(stalled bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stalled = stalled
+}
+
+// holding waits while the proxy is stalled and up, and reports whether
+// it went down meanwhile.
+func (p *Proxy) holding() (down bool) {
+	for {
+		p.mu.Lock()
+		stalled, down := p.stalled, p.down
+		p.mu.Unlock()
+		if down || !stalled {
+			return down
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -118,6 +144,9 @@ func (p *Proxy) pump(dst, src net.Conn, n *int64) {
 	for {
 		k, err := src.Read(buf)
 		if k > 0 {
+			if n == &p.sent && p.holding() {
+				return
+			}
 			if _, werr := dst.Write(buf[:k]); werr != nil {
 				return
 			}
