@@ -44,7 +44,7 @@ func VersityGW() (string, error) {
 	}
 	bin, err := exec.LookPath("versitygw")
 	if err != nil {
-		return "", fmt.Errorf("versitygw, the S3 server this test runs, is absent (%s): run the tests with make test, or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 and name it in %s", installHint(), VersityGWEnv)
+		return "", fmt.Errorf("versitygw, the S3 server this test runs, is absent: %s; or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 and name it in %s", installHint(), VersityGWEnv)
 	}
 	return bin, nil
 }
@@ -73,7 +73,7 @@ func NodePackage(tb testing.TB, dir, env string, modules ...string) (node, runDi
 	}
 	for _, m := range modules {
 		if _, err := os.Stat(filepath.Join(mods, filepath.FromSlash(m), "package.json")); err != nil {
-			return "", "", fmt.Errorf("the npm package %s is not installed in %s (%s; or run npm ci in %s): %w", m, mods, installHint(), dir, err)
+			return "", "", fmt.Errorf("the npm package %s is not installed in %s: %s; or run npm ci in %s: %w", m, mods, installHint(), dir, err)
 		}
 	}
 	if mods == filepath.Join(src, "node_modules") {
