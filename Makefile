@@ -14,9 +14,15 @@ build:
 run: build
 	$(BIN) --data $(DATA) serve --addr $(ADDR)
 
+# The tests' tools that Go and npm can install (versitygw; where node is
+# present, the npm packages of mcp/testdata/ts and internal/console/e2e)
+# are installed once by .ci/tools into ~/.cache/tzctx-tools (TZCTX_TOOLS
+# overrides it), which then runs the tests pointed at them.
+TOOLS = GO=$(GO) ./.ci/tools
+
 test:
 	$(GO) vet ./...
-	TZCTX_CORPORA=$(CORPORA) $(GO) test -race -timeout 20m ./...
+	TZCTX_CORPORA=$(CORPORA) $(TOOLS) $(GO) test -race -timeout 20m ./...
 
 # Fuzz every fuzz target of the module (discovered with go list and
 # go test -list) for FUZZTIME each, without -race; .ci/fuzz prints each
@@ -44,12 +50,13 @@ bench:
 
 # The README's screenshot, docs/console.png, written by the console's
 # browser tests (TestConsoleE2E: Debian's chromium at /usr/bin/chromium,
-# and npm ci in internal/console/e2e) from the search view.
+# and internal/console/e2e's npm packages, which .ci/tools installs) from
+# the search view.
 .PHONY: screenshot
 screenshot:
 	@mkdir -p docs
 	rm -f docs/console.png
-	TZCTX_README_SHOT=$(CURDIR)/docs/console.png $(GO) test -count=1 -run '^TestConsoleE2E$$' ./cmd/tzctx/
+	TZCTX_README_SHOT=$(CURDIR)/docs/console.png $(TOOLS) $(GO) test -count=1 -run '^TestConsoleE2E$$' ./cmd/tzctx/
 	@test -s docs/console.png || { echo "docs/console.png was not written: the browser tests skipped (run go test -v -run TestConsoleE2E ./cmd/tzctx/ to see why)"; exit 1; }
 
 # The container image (Containerfile): a static binary built here, copied

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -113,16 +112,9 @@ func TestConsoleE2E(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("no browser at %s (apt-get install chromium, or set TZCTX_CHROMIUM): %v", chromium, err)
 	}
-	node, err := exec.LookPath("node")
+	node, e2e, err := testkit.NodePackage(t, "internal/console/e2e", testkit.ConsoleE2EModulesEnv, "playwright-core", "axe-core")
 	if err != nil {
-		t.Skipf("no node to run the browser tests with: %v", err)
-	}
-	_, self, _, _ := runtime.Caller(0)
-	e2e := filepath.Join(filepath.Dir(self), "..", "..", "internal", "console", "e2e")
-	for _, m := range []string{"playwright-core", "axe-core"} {
-		if _, err := os.Stat(filepath.Join(e2e, "node_modules", m)); err != nil {
-			t.Skipf("%s is not installed; run npm ci in internal/console/e2e: %v", m, err)
-		}
+		t.Skipf("the browser tests cannot run: %v", err)
 	}
 	bin := buildBinary(t)
 	dataDir := t.TempDir()

@@ -183,24 +183,77 @@ func acknowledgedKept(t *testing.T, before, after map[callKey]int, answered *cal
 	}
 }
 
+// killMinimum is the fewest kill runs TestKillHarness makes outside
+// -short, whichever of its parts run: where the publish and follow part
+// skips (no S3 server) or kills fewer times, the other parts kill more
+// often to make up the count.
+const killMinimum = 50
+
 // TestKillHarness SIGKILLs tzctx ingest, serve, mcp, publish and serve
 // --follow at many points of their work, and after every kill checks
 // that the active version still serves byte for byte, that the data
 // directory opens, that every call answered before the kill is recorded,
-// and that the next run of the command succeeds.
+// and that the next run of the command succeeds. The publish and follow
+// part needs versitygw and runs first; the parts after it make up what it
+// did not run, so the verdict does not depend on which parts ran.
 func TestKillHarness(t *testing.T) {
 	bin := buildBinary(t)
 	var log killLog
 	start := time.Now()
-	t.Run("ingest", func(t *testing.T) { killIngestRuns(t, bin, &log) })
-	t.Run("serve", func(t *testing.T) { killServeRuns(t, bin, &log) })
-	t.Run("mcp", func(t *testing.T) { killMCPRuns(t, bin, &log) })
 	t.Run("publish_follow", func(t *testing.T) { killPublishFollowRuns(t, bin, &log) })
+	extra := killExtras(t, &log)
+	t.Run("ingest", func(t *testing.T) { killIngestRuns(t, bin, &log, extra.ingest) })
+	t.Run("serve", func(t *testing.T) { killServeRuns(t, bin, &log, extra.serve) })
+	t.Run("mcp", func(t *testing.T) { killMCPRuns(t, bin, &log, extra.mcp) })
 	n, s := log.summary()
 	t.Logf("kill runs: %d in %v; %s", n, time.Since(start).Round(time.Second), s)
-	if min := 50; !testing.Short() && n < min && !t.Failed() && !t.Skipped() {
+	if min := killMinimum; !testing.Short() && n < min && !t.Failed() && !t.Skipped() {
 		t.Errorf("%d kill runs, want at least %d", n, min)
 	}
+}
+
+// killExtra is how many kill runs each part adds to its own, to make up
+// the harness's minimum.
+type killExtra struct{ ingest, serve, mcp int }
+
+// killExtras shares out, one at a time over the ingest, serve and mcp
+// parts, the kill runs the harness still needs to reach killMinimum after
+// the runs already logged and the ones those parts make of their own.
+func killExtras(t *testing.T, log *killLog) killExtra {
+	var e killExtra
+	if testing.Short() {
+		return e
+	}
+	done, _ := log.summary()
+	short := killMinimum - done - (len(ingestKillPoints) + len(ingestKillShares)) - 2*len(serveKillOffsets)
+	for i := 0; i < short; i++ {
+		switch i % 3 {
+		case 0:
+			e.ingest++
+		case 1:
+			e.serve++
+		default:
+			e.mcp++
+		}
+	}
+	if short > 0 {
+		t.Logf("%d kill runs before the other parts; they add %d ingest, %d serve and %d mcp kills to reach %d", done, e.ingest, e.serve, e.mcp, killMinimum)
+	}
+	return e
+}
+
+// moreKills returns base with n more elements, taken in turn from extra
+// and, past its end, from extra again with next applied once per round.
+func moreKills[T any](base, extra []T, n int, next func(T) T) []T {
+	out := append([]T(nil), base...)
+	for i := 0; i < n; i++ {
+		v := extra[i%len(extra)]
+		for range i / len(extra) {
+			v = next(v)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // ingestKillPoints are the named points an ingest of the sample site is
@@ -212,10 +265,18 @@ var ingestKillPoints = []string{
 	"activate.verified", "ingest.activated",
 }
 
+// ingestKillShares are the shares of a measured ingest after which it is
+// killed, besides its named points; ingestExtraShares are the next ones,
+// for the runs that make up the harness's minimum.
+var (
+	ingestKillShares  = []float64{0.1, 0.3, 0.5, 0.7, 0.9}
+	ingestExtraShares = []float64{0.2, 0.4, 0.6, 0.8, 0.05, 0.95, 0.15, 0.35, 0.55, 0.75, 0.85, 0.25}
+)
+
 // killIngestRuns kills `tzctx ingest --activate` at every named point
-// and at offsets spread over a measured ingest, with a server reading
-// the data directory throughout.
-func killIngestRuns(t *testing.T, bin string, log *killLog) {
+// and at offsets spread over a measured ingest (extra more than
+// ingestKillShares), with a server reading the data directory throughout.
+func killIngestRuns(t *testing.T, bin string, log *killLog, extra int) {
 	work := t.TempDir()
 	data := filepath.Join(work, "data")
 	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "A", "--activate")
@@ -248,7 +309,7 @@ func killIngestRuns(t *testing.T, bin string, log *killLog) {
 	for _, p := range ingestKillPoints {
 		runs = append(runs, run{point: p})
 	}
-	for _, f := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+	for _, f := range moreKills(ingestKillShares, ingestExtraShares, extra, func(f float64) float64 { return f / 2 }) {
 		runs = append(runs, run{after: time.Duration(f * float64(took))})
 	}
 	if testing.Short() {
@@ -299,15 +360,30 @@ func killIngestRuns(t *testing.T, bin string, log *killLog) {
 	}
 }
 
-// serveKillOffsets are how long the server answers its load before the
-// SIGKILL.
-var serveKillOffsets = []time.Duration{0, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
-	200 * time.Millisecond, 300 * time.Millisecond, 450 * time.Millisecond, 600 * time.Millisecond,
-	800 * time.Millisecond, time.Second}
+// serveKillOffsets are how long the server (or tzctx mcp) answers its
+// load before the SIGKILL; serveExtraOffsets are the next ones, for the
+// runs that make up the harness's minimum.
+var (
+	serveKillOffsets = []time.Duration{0, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+		200 * time.Millisecond, 300 * time.Millisecond, 450 * time.Millisecond, 600 * time.Millisecond,
+		800 * time.Millisecond, time.Second}
+	serveExtraOffsets = []time.Duration{10 * time.Millisecond, 150 * time.Millisecond, 375 * time.Millisecond,
+		525 * time.Millisecond, 700 * time.Millisecond, 900 * time.Millisecond, 35 * time.Millisecond,
+		250 * time.Millisecond, 1200 * time.Millisecond}
+)
+
+// killOffsets returns serveKillOffsets and extra more, or every third
+// of them under -short.
+func killOffsets(extra int) []time.Duration {
+	if testing.Short() {
+		return thin(serveKillOffsets, 3)
+	}
+	return moreKills(serveKillOffsets, serveExtraOffsets, extra, func(d time.Duration) time.Duration { return d + 5*time.Millisecond })
+}
 
 // killServeRuns kills `tzctx serve` while it answers four callers and
-// records their calls.
-func killServeRuns(t *testing.T, bin string, log *killLog) {
+// records their calls, at serveKillOffsets and extra more.
+func killServeRuns(t *testing.T, bin string, log *killLog, extra int) {
 	work := t.TempDir()
 	data := filepath.Join(work, "data")
 	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "K", "--activate")
@@ -316,10 +392,7 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 		t.Fatal(err)
 	}
 	var refs *servedRefs
-	offsets := serveKillOffsets
-	if testing.Short() {
-		offsets = thin(offsets, 3)
-	}
+	offsets := killOffsets(extra)
 	// Kills with no call answered before them would check no record:
 	// the runs must have answered some in all.
 	answeredInAll := mustAnswerSome(t, "serve", len(offsets))
@@ -354,6 +427,14 @@ func killServeRuns(t *testing.T, bin string, log *killLog) {
 			})
 		}
 		time.Sleep(offsets[i])
+		if i == len(offsets)-1 && *answeredInAll == 0 {
+			// However slow the machine, the last kill comes after an
+			// answered call, so that some record is checked.
+			awaitFollow(t, time.Minute, what+": a call answered", func() (bool, string) {
+				n := answered.total(dispatch.TransportHTTP)
+				return n > 0, fmt.Sprintf("%d calls answered", n)
+			})
+		}
 		_ = srv.cmd.Process.Signal(syscall.SIGKILL)
 		if err := srv.wait(t, 10*time.Second); !killedBySIGKILL(err) {
 			t.Fatalf("%s: the server ended by %v, not by SIGKILL", what, err)
@@ -382,9 +463,10 @@ func canonical(t *testing.T, raw []byte) string {
 	return string(b)
 }
 
-// killMCPRuns kills `tzctx mcp` mid-session, with calls in flight, and
-// checks each next session reads what HTTP serves.
-func killMCPRuns(t *testing.T, bin string, log *killLog) {
+// killMCPRuns kills `tzctx mcp` mid-session, with calls in flight, at
+// serveKillOffsets and extra more, and checks each next session reads
+// what HTTP serves.
+func killMCPRuns(t *testing.T, bin string, log *killLog, extra int) {
 	work := t.TempDir()
 	data := filepath.Join(work, "data")
 	runProc(t, bin, nil, "--data", data, "ingest", testkit.SampleSite(t), "--version", "M", "--activate")
@@ -398,10 +480,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 	if err := srv.wait(t, 15*time.Second); err != nil {
 		t.Fatalf("the server ended with %v on SIGTERM", err)
 	}
-	offsets := serveKillOffsets
-	if testing.Short() {
-		offsets = thin(offsets, 3)
-	}
+	offsets := killOffsets(extra)
 	answeredInAll := mustAnswerSome(t, "mcp", len(offsets))
 	for i := 0; i <= len(offsets); i++ {
 		mc, child := killableStdio(t, bin, data, nil)
@@ -450,6 +529,14 @@ func killMCPRuns(t *testing.T, bin string, log *killLog) {
 			})
 		}
 		time.Sleep(offsets[i])
+		if i == len(offsets)-1 && *answeredInAll == 0 {
+			// However slow the machine, the last kill comes after an
+			// answered call, so that some record is checked.
+			awaitFollow(t, time.Minute, what+": a call answered", func() (bool, string) {
+				n := answered.total(dispatch.TransportMCPStdio)
+				return n > 0, fmt.Sprintf("%d calls answered", n)
+			})
+		}
 		cmd := child()
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = mc.Close()

@@ -188,21 +188,17 @@ func TestMCPRefusesAnUnknownToken(t *testing.T) {
 // and templates listed, a search, a long page paged to its end with
 // stamps and joined to the page's copy, a section read from a headings
 // offset, a resource, a prompt and a refusal; and that no log line holds the
-// search's words. It skips where node or the installed SDK is absent,
-// except under CI, where .ci/run installs them.
+// search's words. It skips where node or the installed SDK is absent
+// (make test installs the SDK where node is present), except under CI,
+// where both must be there.
 func TestTypeScriptClient(t *testing.T) {
 	t.Setenv("TZCTX_DATA", "")
-	dir, err := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "ts"))
+	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
 	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	if err != nil || modErr != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("node (%v) or the SDK (%v) is missing; .ci/run installs them with npm ci in %s", err, modErr, dir)
+			t.Fatalf("CI runs every test, but %v", err)
 		}
-		t.Skipf("node (%v) or the SDK in %s/node_modules (%v) is absent; run npm ci there", err, dir, modErr)
+		t.Skip(err)
 	}
 	bin := buildBinary(t)
 	dataDir := t.TempDir()

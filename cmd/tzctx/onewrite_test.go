@@ -111,18 +111,21 @@ func TestOneWriteAnswers(t *testing.T) {
 // would never arrive, and the handler waits for it to.
 func TestOneWriteStreamsOutsideAPI(t *testing.T) {
 	arrived := make(chan struct{})
+	var gaveUp atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "first\n")
 		http.NewResponseController(w).Flush()
+		// A held part would never arrive: the handler gives up waiting
+		// after a minute, and the test fails on that, not on a time.
 		select {
 		case <-arrived:
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
+			gaveUp.Store(true)
 		}
 		_, _ = io.WriteString(w, "second\n")
 	})
 	base, _ := oneWriteServer(t, mux)
-	start := time.Now()
 	resp, err := http.Get(base + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -132,8 +135,8 @@ func TestOneWriteStreamsOutsideAPI(t *testing.T) {
 	if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != "first\n" {
 		t.Fatalf("first part: %q, %v", buf, err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the first part arrived after %v, after the handler gave up waiting for it", d)
+	if gaveUp.Load() {
+		t.Error("the first part arrived only after the handler gave up waiting for it")
 	}
 	close(arrived)
 	rest, _ := io.ReadAll(resp.Body)
@@ -152,25 +155,24 @@ func TestOneWriteContinue(t *testing.T) {
 		_, _ = w.Write(body)
 	})
 	base, _ := oneWriteServer(t, mux)
-	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 10 * time.Second}}
+	// The client waits for the 100 Continue (an hour) before it sends the
+	// body, so a held one fails the call at its deadline (a minute), not
+	// by a time measured.
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Hour}, Timeout: time.Minute}
 	payload := strings.Repeat("x", 20000)
 	req, err := http.NewRequest(http.MethodPost, base+"/api/echo", strings.NewReader(payload))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Expect", "100-continue")
-	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the call ended with %v: the 100 Continue was held", err)
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
 	if string(got) != payload {
 		t.Errorf("the answer holds %d bytes, want the %d posted", len(got), len(payload))
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the call took %v: the 100 Continue was held until the client gave up waiting", d)
 	}
 }
 

@@ -41,6 +41,10 @@ func soakDuration(t *testing.T) time.Duration {
 	return 2 * time.Minute
 }
 
+// soakOvertime is how much longer than its length the soak may run on a
+// machine too slow or loaded to make its activations and calls in time.
+const soakOvertime = 3 * time.Minute
+
 // tally counts calls by kind and outcome, and keeps their latencies.
 type tally struct {
 	mu       sync.Mutex
@@ -62,6 +66,17 @@ func (ty *tally) add(kind, outcome string, d time.Duration) {
 	}
 	ty.outcomes[kind][outcome]++
 	ty.lat[kind] = append(ty.lat[kind], d)
+}
+
+// calls returns the calls counted so far.
+func (ty *tally) calls() int {
+	ty.mu.Lock()
+	defer ty.mu.Unlock()
+	n := 0
+	for _, l := range ty.lat {
+		n += len(l)
+	}
+	return n
 }
 
 func (ty *tally) fail(format string, args ...any) {
@@ -113,7 +128,9 @@ var linkRE = regexp.MustCompile(`\]\((/[^)\s]*)\)`)
 // between the end of the warm-up (a minute, or the first third of a
 // shorter run) and the end. It logs p50 and p99 per kind of call and
 // overall, calls per second, activations, and the growth figures. Its
-// length is $TZCTX_SOAK (default 2m, 20s under -short).
+// length is $TZCTX_SOAK (default 2m, 20s under -short), run longer where
+// the machine is too slow to make one activation every 6 s and 100 calls
+// in it.
 func TestSoak(t *testing.T) {
 	dur := soakDuration(t)
 	warm := dur / 3
@@ -170,7 +187,12 @@ func TestSoak(t *testing.T) {
 	}
 	ty := newTally()
 	var activationsStarted, activationsDone atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	// The soak lasts dur, and longer where a slow or loaded machine has
+	// not yet done the activations and calls it must (soakOvertime at
+	// most): what it holds the server to is counts, not speed.
+	wantActivations := int64(dur / (3 * time.Second) / 2)
+	const wantCalls = 100
+	ctx, cancel := context.WithTimeout(context.Background(), dur+soakOvertime)
 	defer cancel()
 	var wg sync.WaitGroup
 
@@ -402,6 +424,12 @@ func TestSoak(t *testing.T) {
 		first, sampleErr = sampleGrowth(srv.base, pid)
 	})
 	time.Sleep(time.Until(start.Add(dur - 2*time.Second)))
+	for (activationsDone.Load() < wantActivations || ty.calls() < wantCalls) && time.Since(start) < dur+soakOvertime-2*time.Second {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if over := time.Since(start) - (dur - 2*time.Second); over > time.Second {
+		t.Logf("the soak ran %v past its length to reach %d activations and %d calls", over.Round(time.Second), wantActivations, wantCalls)
+	}
 	last, err = sampleGrowth(srv.base, pid)
 	cancel()
 	wg.Wait()
@@ -428,10 +456,10 @@ func TestSoak(t *testing.T) {
 	if ty.nbad > 0 {
 		t.Errorf("%d failed calls or faults, the first:\n%s", ty.nbad, strings.Join(ty.bad, "\n"))
 	}
-	if want := int64(dur / (3 * time.Second) / 2); activationsDone.Load() < want {
-		t.Errorf("%d activations in %v, want at least %d", activationsDone.Load(), dur, want)
+	if want := wantActivations; activationsDone.Load() < want {
+		t.Errorf("%d activations in %v, want at least %d", activationsDone.Load(), elapsed, want)
 	}
-	if calls < 100 {
+	if calls < wantCalls {
 		t.Errorf("only %d calls in %v", calls, elapsed)
 	}
 	for kind, outs := range ty.outcomes {

@@ -37,16 +37,13 @@ type S3 struct {
 
 // StartS3 starts an S3 server on a free loopback port with an empty store
 // and a bucket named bucket, and stops it when the test ends. It skips the
-// test, saying why, where versitygw is absent: .ci/run installs it, and
-// TZCTX_VERSITYGW names the binary where it is not on PATH.
+// test, saying why, where versitygw is absent (see VersityGW): make test
+// installs it.
 func StartS3(t testing.TB, bucket string) *S3 {
 	t.Helper()
-	bin := os.Getenv("TZCTX_VERSITYGW")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("versitygw"); err != nil {
-			t.Skip("versitygw, the S3 server this test runs, is absent: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 and put it on PATH or name it in TZCTX_VERSITYGW (.ci/run does)")
-		}
+	bin, err := VersityGW()
+	if err != nil {
+		t.Skip(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
