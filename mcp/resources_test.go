@@ -198,22 +198,42 @@ func TestListChangedReachesEveryClient(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		for name, c := range f.transports(t, "") {
 			ch := make(chan string, 8)
-			c.OnNotification(func(n mcpgo.JSONRPCNotification) { ch <- n.Method })
+			c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+				select {
+				case ch <- n.Method:
+				default: // seen enough: ListsChanged repeats
+				}
+			})
 			all = append(all, seen{name, ch})
 		}
 	}
-	// The HTTP clients' listening streams open after initialize.
-	time.Sleep(300 * time.Millisecond)
-	f.s.ListsChanged()
+	// The HTTP clients' listening streams open some time after
+	// initialize, and a notification sent before is not theirs to see:
+	// ListsChanged is called again until every client has seen both, so
+	// the verdict does not depend on how fast the streams open.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			f.s.ListsChanged()
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	for _, s := range all {
 		got := map[string]bool{}
-		timeout := time.After(5 * time.Second)
+		timeout := time.After(time.Minute)
 		for len(got) < 2 {
 			select {
 			case m := <-s.ch:
 				got[m] = true
 			case <-timeout:
-				t.Fatalf("%s client saw %v within 5 s, want both list_changed notifications", s.name, got)
+				t.Fatalf("%s client saw %v within a minute, want both list_changed notifications", s.name, got)
 			}
 		}
 		if !got["notifications/resources/list_changed"] || !got["notifications/prompts/list_changed"] {

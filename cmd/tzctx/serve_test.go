@@ -260,7 +260,7 @@ func TestServeNoActiveVersion(t *testing.T) {
 }
 
 // freePort returns a port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
