@@ -20,9 +20,15 @@ run: build
 # overrides it), which then runs the tests pointed at them.
 TOOLS = GO=$(GO) ./.ci/tools
 
+# go test -json goes through internal/testreport, which prints what plain
+# go test would (each package's line, each failed test's output) and then
+# every skipped test with its reason and the counts; the whole event
+# stream is kept in bin/test.json. The target's status is go test's.
 test:
 	$(GO) vet ./...
-	TZCTX_CORPORA=$(CORPORA) $(TOOLS) $(GO) test -race -timeout 45m ./...
+	@mkdir -p bin
+	$(GO) build -o bin/testreport ./internal/testreport/main
+	TZCTX_CORPORA=$(CORPORA) $(TOOLS) bash -o pipefail -c '$(GO) test -race -timeout 45m -json ./... | tee bin/test.json | bin/testreport'
 
 # Fuzz every fuzz target of the module (discovered with go list and
 # go test -list) for FUZZTIME each, without -race; .ci/fuzz prints each
