@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -119,7 +120,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) *HTTPHandler {
 		// loopback name (DNS rebinding); kept on, on purpose, unless the
 		// server checks Host itself.
 		server.WithDisableLocalhostProtection(opts.HostChecked),
-		server.WithStreamableHTTPLogger(s.log),
+		server.WithStreamableHTTPLogger(slog.New(sessionLogHandler{s.log.Handler()})),
 	)
 	return h
 }
@@ -184,11 +185,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// fault, and is answered with its own status.
 		if tzctx.ErrorCode(err) == tzctx.Unauthenticated {
 			challenge := `Bearer error="invalid_token"`
-			if h.opts.ResourceMetadata != "" {
-				meta := h.opts.ResourceMetadata
-				if strings.HasPrefix(meta, "/") {
-					meta = requestOrigin(r) + meta
-				}
+			if meta := h.resourceMetadata(r); meta != "" {
 				challenge += `, resource_metadata="` + meta + `"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
@@ -222,6 +219,16 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, done, ok := h.admit(ctx, w, r, body, keysOf(r, bearer, id))
 	defer done()
 	if !ok {
+		return
+	}
+	if b := bindingOf(ctx); b != nil && b.res != nil {
+		// mcp-go hands out the session ID before it reads the params:
+		// an initialize it refuses ends its session at once.
+		iw := &initializeWriter{ResponseWriter: w}
+		h.inner.ServeHTTP(iw, r.WithContext(ctx))
+		if sid := b.res.opened(); sid != "" && iw.failed() {
+			h.sessions.end(sid)
+		}
 		return
 	}
 	h.inner.ServeHTTP(w, r.WithContext(ctx))
@@ -258,6 +265,44 @@ func (h *HTTPHandler) refuse(ctx context.Context, r *http.Request, body []byte, 
 		ctx = dispatch.WithCredential(ctx, bearer)
 	}
 	_ = h.s.d.Refuse(ctx, name, err)
+}
+
+// resourceMetadata is the metadata URL a challenge names: the configured
+// absolute URL (oidc.resource), or the configured path on the request's
+// Host where that Host is known good: a loopback connection's, which the
+// server's Host guard (HostChecked) or a loopback name vouches for. On
+// any other connection the Host is the client's to choose, so none is
+// named rather than an echo of it; set oidc.resource there.
+func (h *HTTPHandler) resourceMetadata(r *http.Request) string {
+	meta := h.opts.ResourceMetadata
+	if !strings.HasPrefix(meta, "/") {
+		return meta
+	}
+	if !loopbackConn(r) {
+		return ""
+	}
+	if !h.opts.HostChecked {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		ip := net.ParseIP(strings.Trim(host, "[]"))
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return ""
+		}
+	}
+	return requestOrigin(r) + meta
+}
+
+// loopbackConn reports whether the request came over a loopback
+// connection.
+func loopbackConn(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // requestOrigin is the scheme and host the request was sent to.

@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -17,17 +20,20 @@ import (
 )
 
 // callerKeys are the keys a request's caller is known by: owner, the
-// credential a session it opens belongs to, and quota, the caller its
-// sessions and streams are counted against.
+// caller a session it opens belongs to, and quota, the caller its
+// sessions and streams are counted against; anonymous says it presented
+// no credential.
 type callerKeys struct {
 	owner, quota string
+	anonymous    bool
 }
 
 // keysOf is the caller of a request: a signed-in caller by its account
 // (stable across the tokens an issuer hands it over a session's life),
-// else by its credential's hash prefix; an anonymous caller owns as
-// "anonymous" and is counted by its remote address, as the rate limit's
-// per_address rule counts it.
+// else by its credential's hash prefix; an anonymous caller by its
+// remote address, an IPv6 one by its /64 (one host's share of
+// addresses), so that its sessions are its own and it is counted as one
+// caller however many addresses of its network it sends from.
 func keysOf(r *http.Request, bearer string, id tzctx.Identity) callerKeys {
 	switch {
 	case id.Account != "":
@@ -37,11 +43,30 @@ func keysOf(r *http.Request, bearer string, id tzctx.Identity) callerKeys {
 		k := "credential:" + dispatch.CredentialPrefix(bearer)
 		return callerKeys{owner: k, quota: k}
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	k := "address:" + addressKey(r.RemoteAddr)
+	return callerKeys{owner: k, quota: k, anonymous: true}
+}
+
+// addressKey is a remote address as anonymous callers are told apart:
+// an IPv4 address whole, an IPv6 address by its /64 prefix.
+func addressKey(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
-		host = r.RemoteAddr
+		host = remote
 	}
-	return callerKeys{owner: "anonymous", quota: "address:" + host}
+	ip := net.ParseIP(host)
+	if ip == nil || ip.To4() != nil {
+		return host
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+// take counts one holding of the caller in c.
+func (k callerKeys) take(c *shed.Counter) (release func(), err error) {
+	if k.anonymous {
+		return c.TakeAnonymous(k.quota)
+	}
+	return c.Take(k.quota)
 }
 
 // sessionIDPrefix begins every session ID this server hands out.
@@ -91,12 +116,13 @@ type reservation struct {
 
 	mu   sync.Mutex
 	used bool
+	id   string // the session opened, once used by open
 }
 
 // reserve counts a session of keys' caller ahead of its initialize; the
 // error is shed.ErrPerKey or shed.ErrTotal where a bound is reached.
 func (s *sessions) reserve(keys callerKeys) (*reservation, error) {
-	release, err := s.count.Take(keys.quota)
+	release, err := keys.take(s.count)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +138,18 @@ func (r *reservation) open() (string, bool) {
 	}
 	r.used = true
 	id := newSessionID()
+	r.id = id
 	r.s.mu.Lock()
 	r.s.m[id] = &session{owner: r.owner, release: r.release}
 	r.s.mu.Unlock()
 	return id, true
+}
+
+// opened is the session open opened, "" where none.
+func (r *reservation) opened() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.id
 }
 
 // cancel gives the count back where no session was opened.
@@ -235,4 +269,104 @@ func (m *requestSessions) Terminate(id string) (bool, error) {
 	}
 	m.s.end(id)
 	return false, nil
+}
+
+// bindingOf is the session binding admit put in ctx, nil where none.
+func bindingOf(ctx context.Context) *sessionBinding {
+	b, _ := ctx.Value(sessionBindingKey{}).(*sessionBinding)
+	return b
+}
+
+// initializeWriter keeps the status and the first bytes of an
+// initialize's answer, so that a session whose initialize failed is
+// ended at once rather than held, and counted, until it idles out.
+type initializeWriter struct {
+	http.ResponseWriter
+	status int
+	head   []byte
+}
+
+// initializeHead bounds the bytes of an initialize answer kept: enough
+// for its JSON-RPC error or result to be told apart.
+const initializeHead = 64 << 10
+
+func (w *initializeWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *initializeWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if n := initializeHead - len(w.head); n > 0 {
+		w.head = append(w.head, p[:min(n, len(p))]...)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush passes a flush on, as an event stream's answer needs.
+func (w *initializeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *initializeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// failed reports whether the answer is a refusal: an HTTP error status,
+// or a JSON-RPC error with no result, in a JSON body or in the first
+// event of an event stream. An answer it cannot read is not one.
+func (w *initializeWriter) failed() bool {
+	if w.status >= 400 {
+		return true
+	}
+	payload := bytes.TrimSpace(w.head)
+	if !bytes.HasPrefix(payload, []byte("{")) {
+		i := bytes.Index(payload, []byte("data:"))
+		if i < 0 {
+			return false
+		}
+		payload = payload[i+len("data:"):]
+		if j := bytes.IndexByte(payload, '\n'); j >= 0 {
+			payload = payload[:j]
+		}
+	}
+	var m struct {
+		Error  json.RawMessage `json:"error"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(payload), &m) != nil {
+		return false
+	}
+	return len(m.Error) > 0 && len(m.Result) == 0
+}
+
+// sessionLogHandler hands mcp-go's log lines on with the session IDs
+// they name (its idle sweeper's "session", its shutdown's "sessionID")
+// replaced by their hash prefix: a session ID lets whoever holds it use
+// the session, and a log is read by more people than its callers.
+type sessionLogHandler struct{ slog.Handler }
+
+func (h sessionLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "session" || a.Key == "sessionID" {
+			a = slog.String(a.Key, dispatch.CredentialPrefix(a.Value.String()))
+		}
+		out.AddAttrs(a)
+		return true
+	})
+	return h.Handler.Handle(ctx, out)
+}
+
+func (h sessionLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return sessionLogHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h sessionLogHandler) WithGroup(name string) slog.Handler {
+	return sessionLogHandler{h.Handler.WithGroup(name)}
 }

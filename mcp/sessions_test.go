@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -310,4 +311,113 @@ func waitUntil(timeout time.Duration, cond func() bool) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
+}
+
+// fromAddress is an HTTP client whose connections come from the loopback
+// address local (127.0.0.x), so a test can be several anonymous callers.
+func fromAddress(local string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+}
+
+// post sends body to url from client c with the session sid ("" for
+// none) and returns the status, the session it answered and the body.
+func post(t *testing.T, c *http.Client, url, token, sid, body string) (int, string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), raw
+}
+
+// TestHTTPInitializeBoundsHoldWithAnOddMeta: an initialize whose params
+// hold a _meta that mcp-go's Meta does not decode, before its method, is
+// still an initialize: over the size bound it is refused 413, and under
+// it its session is counted. Read in one decode with _meta, the method
+// was lost, and such an initialize kept 500 KB with no count.
+func TestHTTPInitializeBoundsHoldWithAnOddMeta(t *testing.T) {
+	f := newFixture(t)
+	h, url := f.handlerOf(t, mcp.HTTPOptions{})
+	odd := func(pad int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"params":{"_meta":5,"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"odd","version":"1%s"}},"method":"initialize"}`, strings.Repeat("0", pad))
+	}
+	if code, sid, raw := post(t, http.DefaultClient, url, "", "", odd(32<<10)); code != http.StatusRequestEntityTooLarge || sid != "" {
+		t.Errorf("a 32 KiB initialize with an odd _meta: %d, session %q, want 413 and none: %.200s", code, sid, raw)
+	}
+	code, sid, _ := post(t, http.DefaultClient, url, "", "", odd(0))
+	if code == http.StatusOK && sid != "" {
+		if n := h.Sessions(); n != 1 {
+			t.Errorf("an initialize with an odd _meta opened session %q, and %d sessions are counted, want 1", sid, n)
+		}
+	} else if n := h.Sessions(); n != 0 {
+		t.Errorf("a refused initialize (%d) left %d sessions counted", code, n)
+	}
+}
+
+// TestHTTPFailedInitializeHoldsNoSession: mcp-go hands out a session ID
+// before it reads the params; an initialize it refuses ends that session
+// at once, so with one session a caller the next good initialize is
+// served, not refused 429 for 30 minutes.
+func TestHTTPFailedInitializeHoldsNoSession(t *testing.T) {
+	f := newFixture(t)
+	h, url := f.handlerOf(t, mcp.HTTPOptions{SessionsPerCaller: 1})
+	code, _, raw := post(t, http.DefaultClient, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`)
+	if code == http.StatusOK && !strings.Contains(string(raw), `"error"`) {
+		t.Fatalf("an initialize with params 5 was answered %d %s, want an error", code, raw)
+	}
+	if n := h.Sessions(); n != 0 {
+		t.Errorf("%d sessions open after a refused initialize, want 0", n)
+	}
+	if code, sid, _, raw := initialize(t, url, "", 0); code != http.StatusOK || sid == "" {
+		t.Errorf("a good initialize after a refused one: %d, session %q: %.200s", code, sid, raw)
+	}
+}
+
+// TestHTTPAnonymousCallersLeaveRoom: anonymous callers are told apart by
+// address, own their sessions by it, and together hold at most three
+// quarters of the sessions, so a caller with a credential finds room
+// however many addresses the anonymous ones come from.
+func TestHTTPAnonymousCallersLeaveRoom(t *testing.T) {
+	f := newFixture(t)
+	h, url := f.handlerOf(t, mcp.HTTPOptions{SessionsPerCaller: 1, SessionsTotal: 4})
+	var sids []string
+	for i := 2; i <= 4; i++ {
+		c := fromAddress(fmt.Sprintf("127.0.0.%d", i))
+		code, sid, raw := post(t, c, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+		if code != http.StatusOK || sid == "" {
+			t.Fatalf("anonymous initialize from 127.0.0.%d: %d %.200s", i, code, raw)
+		}
+		sids = append(sids, sid)
+	}
+	code, _, raw := post(t, fromAddress("127.0.0.5"), url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(raw), "anonymous") {
+		t.Errorf("a 4th anonymous session of 4: %d %.300s, want 503 naming the anonymous share", code, raw)
+	}
+	if code, sid, _, raw := initialize(t, url, tokenPlain, 0); code != http.StatusOK || sid == "" {
+		t.Errorf("a signed-in caller's session past the anonymous share: %d %.200s", code, raw)
+	}
+	if n := h.Sessions(); n != 4 {
+		t.Errorf("%d sessions open, want 4", n)
+	}
+	// Another anonymous address does not reach 127.0.0.2's session.
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if code, _, _ := post(t, fromAddress("127.0.0.3"), url, "", sids[0], list); code != http.StatusNotFound {
+		t.Errorf("127.0.0.3 using 127.0.0.2's session: %d, want 404", code)
+	}
+	if code, _, raw := post(t, fromAddress("127.0.0.2"), url, "", sids[0], list); code != http.StatusOK {
+		t.Errorf("127.0.0.2 using its own session: %d %.200s", code, raw)
+	}
 }

@@ -83,12 +83,29 @@ func (o *openStreams) close() {
 	}
 }
 
-// message is what admit reads of a POST body.
+// message is what admit reads of a POST body: the method alone, as
+// mcp-go reads it, and the _meta of the params apart, so that a _meta
+// that does not decode leaves the method read.
 type message struct {
 	Method string `json:"method"`
 	Params struct {
 		Meta *mcpgo.Meta `json:"_meta"`
 	} `json:"params"`
+}
+
+// readMessage reads what admit needs of a POST body. The method is read
+// on its own: one decode of both stops at a _meta that mcp-go's Meta
+// refuses, and would leave an initialize that mcp-go serves unread, its
+// session neither counted nor its size bounded.
+func readMessage(body []byte) message {
+	var m message
+	var method struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &method)
+	_ = json.Unmarshal(body, &m)
+	m.Method = method.Method
+	return m
 }
 
 // modern reports whether a request speaks protocol version 2026-07-28 or
@@ -109,7 +126,7 @@ func (h *HTTPHandler) admit(ctx context.Context, w http.ResponseWriter, r *http.
 	stream := false
 	var m message
 	if r.Method == http.MethodPost {
-		_ = json.Unmarshal(body, &m)
+		m = readMessage(body)
 	}
 	b := &sessionBinding{owner: keys.owner}
 	ctx = withSessionBinding(ctx, b)
@@ -170,7 +187,7 @@ func (h *HTTPHandler) admit(ctx context.Context, w http.ResponseWriter, r *http.
 	if !stream {
 		return ctx, done, true
 	}
-	release, err := h.streams.Take(keys.quota)
+	release, err := keys.take(h.streams)
 	if err != nil {
 		h.refuseBound(ctx, w, r, body, err, streamRetryAfter,
 			fmt.Sprintf("this caller holds %d open streams (GET /mcp, subscriptions/listen), its bound; close one first", h.streams.PerKey()),
@@ -217,6 +234,9 @@ func (h *HTTPHandler) refuseBound(ctx context.Context, w http.ResponseWriter, r 
 	if errors.Is(err, shed.ErrPerKey) {
 		h.refuseAs(ctx, w, r, body, &tzctx.Error{Code: tzctx.RateLimited, Status: http.StatusTooManyRequests, Detail: perCaller}, mcpgo.INVALID_REQUEST, retry)
 		return
+	}
+	if errors.Is(err, shed.ErrAnonymousTotal) {
+		total += " (anonymous callers together hold at most three quarters of it: present a credential, or retry later)"
 	}
 	h.refuseAs(ctx, w, r, body, &tzctx.Error{Code: tzctx.ContextUnavailable, Status: http.StatusServiceUnavailable, Detail: total}, mcpgo.INVALID_REQUEST, retry)
 }

@@ -40,6 +40,9 @@ var (
 	ErrPerKey = errors.New("shed: the key holds as many as its bound")
 	// ErrTotal is the bound of all keys' holdings together.
 	ErrTotal = errors.New("shed: as many are held as the total bound")
+	// ErrAnonymousTotal is the bound of anonymous callers' holdings
+	// together (Counter.AnonymousTotal).
+	ErrAnonymousTotal = errors.New("shed: anonymous callers hold as many as their share of the total bound")
 )
 
 // Counter bounds what is held at once, per key and in all: the open
@@ -49,9 +52,10 @@ var (
 type Counter struct {
 	perKey, total int
 
-	mu sync.Mutex
-	n  int
-	by map[string]int
+	mu   sync.Mutex
+	n    int
+	anon int // holdings of anonymous callers, among n
+	by   map[string]int
 }
 
 // NewCounter returns a counter of at most perKey holdings a key and total
@@ -68,6 +72,18 @@ func NewCounter(perKey, total int) *Counter {
 // bound is reached; the key's bound is checked first, so a caller at its
 // own bound is told so even when the server is full too.
 func (c *Counter) Take(key string) (release func(), err error) {
+	return c.take(key, false)
+}
+
+// TakeAnonymous is Take for an anonymous caller's key: anonymous callers
+// together hold at most AnonymousTotal, so that callers who present a
+// credential find room however many addresses an anonymous flood comes
+// from; past it the error is ErrAnonymousTotal.
+func (c *Counter) TakeAnonymous(key string) (release func(), err error) {
+	return c.take(key, true)
+}
+
+func (c *Counter) take(key string, anonymous bool) (release func(), err error) {
 	if c == nil {
 		return func() {}, nil
 	}
@@ -79,17 +95,31 @@ func (c *Counter) Take(key string) (release func(), err error) {
 	if c.n >= c.total {
 		return nil, ErrTotal
 	}
+	if anonymous && c.anon >= c.AnonymousTotal() {
+		return nil, ErrAnonymousTotal
+	}
 	c.n++
 	c.by[key]++
+	if anonymous {
+		c.anon++
+	}
 	return sync.OnceFunc(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.n--
+		if anonymous {
+			c.anon--
+		}
 		if c.by[key]--; c.by[key] <= 0 {
 			delete(c.by, key)
 		}
 	}), nil
 }
+
+// AnonymousTotal is the bound of anonymous callers' holdings together:
+// the total less a quarter of it (rounded down), which is kept for
+// callers who present a credential.
+func (c *Counter) AnonymousTotal() int { return c.total - c.total/4 }
 
 // Len is the number of holdings counted.
 func (c *Counter) Len() int {

@@ -3,6 +3,7 @@ package shed_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,5 +88,43 @@ func TestGuardDetachGivesTheSlotBack(t *testing.T) {
 	}
 	if shed.Detach(context.Background()) {
 		t.Error("Detach outside a guarded request reported a slot")
+	}
+}
+
+// TestCounterKeepsRoomForCredentials: anonymous callers, from however
+// many addresses, hold at most three quarters of the total; a caller with
+// a credential still finds room, and a released anonymous holding makes
+// room for another anonymous one.
+func TestCounterKeepsRoomForCredentials(t *testing.T) {
+	c := shed.NewCounter(1, 8)
+	if got := c.AnonymousTotal(); got != 6 {
+		t.Fatalf("AnonymousTotal of 8 = %d, want 6", got)
+	}
+	var releases []func()
+	for i := range 6 {
+		r, err := c.TakeAnonymous(fmt.Sprintf("address:10.0.0.%d", i))
+		if err != nil {
+			t.Fatalf("anonymous holding %d: %v", i, err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := c.TakeAnonymous("address:10.0.0.99"); !errors.Is(err, shed.ErrAnonymousTotal) {
+		t.Fatalf("a 7th anonymous holding: %v, want ErrAnonymousTotal", err)
+	}
+	for _, k := range []string{"account:a", "account:b"} {
+		if _, err := c.Take(k); err != nil {
+			t.Fatalf("%s past the anonymous share: %v", k, err)
+		}
+	}
+	if _, err := c.Take("account:c"); !errors.Is(err, shed.ErrTotal) {
+		t.Fatalf("past the total: %v, want ErrTotal", err)
+	}
+	releases[0]()
+	releases[0]()
+	if _, err := c.TakeAnonymous("address:10.0.0.99"); err != nil {
+		t.Fatalf("an anonymous holding once one was given back: %v", err)
+	}
+	if small := shed.NewCounter(1, 3); small.AnonymousTotal() != 3 {
+		t.Errorf("AnonymousTotal of 3 = %d, want 3 (a quarter of 3 rounds down to none)", small.AnonymousTotal())
 	}
 }
