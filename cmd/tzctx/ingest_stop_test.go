@@ -273,10 +273,13 @@ func TestIngestStopsAndBounds(t *testing.T) {
 			ready func(data string, p *proc) bool // when to send SIGTERM
 		}{
 			// The walk of a fan-out the node bound allows runs for minutes.
+			// Ingest opens the tree folder after it catches SIGTERM, so a
+			// process holding the folder open is in the phase and
+			// catching the signal, however slowly it started.
 			{"walking the manifest", []string{"--tree", "tzdocs=" + fan, "--max-nav-nodes", "1000000000000"},
-				func(string, *proc) bool { return true }},
+				func(_ string, p *proc) bool { return holdsOpen(t, p, fan) }},
 			{"loading pages", []string{"--tree", "tzdocs=" + big},
-				func(string, *proc) bool { return true }},
+				func(_ string, p *proc) bool { return holdsOpen(t, p, big) }},
 			{"writing", []string{"--tree", "tzdocs=" + big},
 				func(data string, p *proc) bool {
 					for _, n := range dirNames(t, filepath.Join(data, "staging")) {
@@ -291,7 +294,6 @@ func TestIngestStopsAndBounds(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				data := t.TempDir()
 				p := startLimited(t, bin, env, append([]string{"--data", data, "ingest"}, c.args...)...)
-				time.Sleep(300 * time.Millisecond)
 				if !waitFor(60*time.Second, func() bool { return c.ready(data, p) }) {
 					t.Fatal("the ingest never reached the phase")
 				}
@@ -328,4 +330,25 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// holdsOpen reports whether the process p holds the folder dir open
+// (one of its /proc/PID/fd links names it).
+func holdsOpen(t *testing.T, p *proc, dir string) bool {
+	t.Helper()
+	want, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+	ents, err := os.ReadDir(fds)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && l == want {
+			return true
+		}
+	}
+	return false
 }

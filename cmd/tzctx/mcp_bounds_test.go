@@ -133,8 +133,11 @@ func TestMCPStdioBoundsMessages(t *testing.T) {
 	// Linux reports ru_maxrss in KiB.
 	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10
 	t.Logf("peak RSS %d MiB", peak)
-	if peak > 160 {
-		t.Errorf("peak RSS %d MiB, want at most 160 MiB: a 50 MB line is refused while it is read, not buffered", peak)
+	// Buffering the 50 MB line took 392 to 478 MiB; the bound leaves room
+	// for the race detector's shadow memory and the garbage collector's
+	// pace, which vary with the machine (165 MiB seen under -race).
+	if peak > 320 {
+		t.Errorf("peak RSS %d MiB, want at most 320 MiB: a 50 MB line is refused while it is read, not buffered", peak)
 	}
 }
 

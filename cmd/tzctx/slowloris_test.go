@@ -118,11 +118,11 @@ func TestServeManyConnections(t *testing.T) {
 		var err2 error
 		switch k {
 		case 1:
-			_, err2 = io.WriteString(c, "POST /api/v1/actions/read_documentation HTTP/1.1\r\nHost: x\r\nContent-Type: appl")
+			_, err2 = io.WriteString(c, "POST /api/v1/actions/read_documentation HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
 		case 2:
-			_, err2 = io.WriteString(c, "POST /api/v1/actions/read_documentation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"tree\":\"cl")
+			_, err2 = io.WriteString(c, "POST /api/v1/actions/read_documentation HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"tree\":\"cl")
 		case 3:
-			_, err2 = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+			_, err2 = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 		}
 		if err2 != nil {
 			t.Fatalf("connection %d: %v", i+1, err2)
