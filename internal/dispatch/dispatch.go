@@ -169,6 +169,7 @@ type Dispatcher struct {
 	actions  map[string]*Action
 	resolver Resolver
 	recorder Recorder
+	catalog  Catalog
 }
 
 // New returns a dispatcher that registers actions against contract, with
