@@ -10,7 +10,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Options configure a Server.
@@ -87,7 +86,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithRecovery(),
 	)
 	for _, a := range d.Actions() {
-		if a.Access == schemas.AccessAdmin {
+		if a.Admin() {
 			// The operator actions are HTTP alone: an agent is offered
 			// no tool it cannot call.
 			continue
