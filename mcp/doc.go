@@ -8,7 +8,11 @@
 // the contract defines them (ActionTool). The resources are the catalog
 // entries list_context lists to the caller, read through read_context,
 // and templates for documentation pages and outlines, read through
-// read_documentation (URIs in URI). The prompts are the catalog's skills.
+// read_documentation (URIs in URI), each answer taken typed from the
+// dispatcher (dispatch.Chunk, dispatch.CatalogPage). The prompts are the
+// skills among the contract set's entries the dispatcher holds
+// (Dispatcher.CatalogItems), listed to the callers list_context lists
+// them to.
 // Server wires them into one mcp-go server; HTTPHandler and ServeStdio
 // are its two transports.
 package mcp

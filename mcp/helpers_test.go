@@ -115,7 +115,8 @@ func newFixture(t testing.TB, skills ...catalog.Skill) *fixture {
 	if f.d, err = plane.New(reader, f.resolver, f.rec); err != nil {
 		t.Fatal(err)
 	}
-	if f.s, err = mcp.New(f.d, mcp.Options{Catalog: cat, TextMaxLimit: c.Limits().TextMaxLimit}); err != nil {
+	f.d.SetCatalog(cat)
+	if f.s, err = mcp.New(f.d, mcp.Options{TextMaxLimit: c.Limits().TextMaxLimit}); err != nil {
 		t.Fatal(err)
 	}
 	f.h = f.s.HTTPHandler(mcp.HTTPOptions{Resolver: f.resolver, BodyLimit: 64 << 10, AllowedOrigins: []string{"https://agents.example"}})

@@ -8,7 +8,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // skillPrefix begins a skill's content ID; a skill's parts add
@@ -35,7 +35,7 @@ type prompt struct {
 // name is the skill's, its text the skill's whole text, read through
 // read_context when the prompt is got, and its arguments query and page
 // where the skill drives read_documentation and its steps name them.
-func (s *Server) prompts(items []catalog.Item) []prompt {
+func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 	var out []prompt
 	for _, it := range items {
 		name, ok := strings.CutPrefix(it.ID, skillPrefix)
@@ -77,7 +77,7 @@ func (s *Server) prompts(items []catalog.Item) []prompt {
 
 // skillDescription is the description in a skill's front matter, else
 // its title.
-func skillDescription(it catalog.Item) string {
+func skillDescription(it tzctx.CatalogItem) string {
 	rest, ok := strings.CutPrefix(it.Text, "---\n")
 	if !ok {
 		return it.Title

@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
 )
 
 // The resource URIs (contracts/choices.md, "MCP"). A catalog entry is
@@ -55,29 +55,26 @@ const maxRestarts = 3
 
 // catalogEntries lists the whole catalog this caller may see, through
 // list_context, paged to its end.
-func (s *Server) catalogEntries(ctx context.Context) ([]catalog.Entry, error) {
+func (s *Server) catalogEntries(ctx context.Context) ([]tzctx.CatalogEntry, error) {
 	var err error
 	for range maxRestarts {
-		var out []catalog.Entry
+		var out []tzctx.CatalogEntry
 		args := map[string]any{}
 		for {
 			var res any
 			if res, err = s.d.Call(ctx, "list_context", args); err != nil {
 				break
 			}
-			var page struct {
-				Stamp      string          `json:"stamp"`
-				NextOffset *int            `json:"next_offset"`
-				Entries    []catalog.Entry `json:"entries"`
+			page, ok := res.(dispatch.CatalogPage)
+			if !ok {
+				return nil, fmt.Errorf("list_context answered %T, not a catalog page", res)
 			}
-			if err = roundTrip(res, &page); err != nil {
-				return nil, err
-			}
-			out = append(out, page.Entries...)
-			if page.NextOffset == nil {
+			entries, stamp, next := page.CatalogPage()
+			out = append(out, entries...)
+			if next == nil {
 				return out, nil
 			}
-			args = map[string]any{"offset": json.Number(fmt.Sprint(*page.NextOffset)), "stamp": page.Stamp}
+			args = map[string]any{"offset": json.Number(fmt.Sprint(*next)), "stamp": stamp}
 		}
 		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
 			return nil, err
@@ -118,21 +115,18 @@ func (s *Server) readWhole(ctx context.Context, action string, args map[string]a
 			if res, err = s.d.Call(ctx, action, call); err != nil {
 				break
 			}
-			var a struct {
-				Stamp      string `json:"stamp"`
-				NextOffset *int   `json:"next_offset"`
-				MimeType   string `json:"mime_type"`
-				Text       string `json:"text"`
+			chunk, ok := res.(dispatch.Chunk)
+			if !ok {
+				err = fmt.Errorf("%s answered %T, not a chunk of text", action, res)
+				break
 			}
-			if err = roundTrip(res, &a); err != nil {
-				return "", "", err
+			text, mime, stamp, next := chunk.Chunk()
+			b.WriteString(text)
+			if next == nil {
+				return b.String(), mime, nil
 			}
-			b.WriteString(a.Text)
-			if a.NextOffset == nil {
-				return b.String(), a.MimeType, nil
-			}
-			call["offset"] = json.Number(fmt.Sprint(*a.NextOffset))
-			call["stamp"] = a.Stamp
+			call["offset"] = json.Number(fmt.Sprint(*next))
+			call["stamp"] = stamp
 		}
 		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
 			break
@@ -171,12 +165,12 @@ func (s *Server) templates() []template {
 		{mcpgo.NewResourceTemplate(pageTemplate, "page",
 			mcpgo.WithTemplateTitle("A documentation page"),
 			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/reading; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
-			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
+			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readPageURI)},
 		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
 			mcpgo.WithTemplateTitle("A documentation tree's outline"),
 			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation."),
-			mcpgo.WithTemplateMIMEType(catalog.MimeMarkdown)),
+			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readOutlineURI)},
 	}
 }
@@ -228,13 +222,4 @@ func (s *Server) readOutlineURI(ctx context.Context, uri string) ([]mcpgo.Resour
 		return nil, err
 	}
 	return textContents(uri, mime, body), nil
-}
-
-// roundTrip decodes an answer into v through its JSON.
-func roundTrip(res any, v any) error {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
 }

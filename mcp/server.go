@@ -9,25 +9,13 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/schemas"
 )
-
-// Catalog holds the catalog's shared entries, the skills among them;
-// *catalog.Catalog is one.
-type Catalog interface {
-	Items() []catalog.Item
-}
-
-var _ Catalog = (*catalog.Catalog)(nil)
 
 // Options configure a Server.
 type Options struct {
 	// Version is the server version initialize reports.
 	Version string
-	// Catalog gives the skills the prompts are made of; nil serves none.
-	Catalog Catalog
 	// TextMaxLimit is the limit a resource read pages with, the
 	// contract's text_max_limit.
 	TextMaxLimit int
@@ -98,7 +86,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithRecovery(),
 	)
 	for _, a := range d.Actions() {
-		if a.Access == schemas.AccessAdmin {
+		if a.Admin() {
 			// The operator actions are HTTP alone: an agent is offered
 			// no tool it cannot call.
 			continue
@@ -113,10 +101,8 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	for _, t := range s.templates() {
 		s.mcp.AddResourceTemplate(t.Template, t.Handler)
 	}
-	if opts.Catalog != nil {
-		for _, p := range s.prompts(opts.Catalog.Items()) {
-			s.mcp.AddPrompt(p.Prompt, p.Handler)
-		}
+	for _, p := range s.prompts(d.CatalogItems()) {
+		s.mcp.AddPrompt(p.Prompt, p.Handler)
 	}
 	return s, nil
 }

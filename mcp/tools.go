@@ -21,6 +21,9 @@ type Dispatcher interface {
 	Check(ctx context.Context, name string, args map[string]any) error
 	Refuse(ctx context.Context, name string, err error) error
 	Actions() []*dispatch.Action
+	// CatalogItems gives the contract set's entries, the skills the
+	// prompts are made of among them.
+	CatalogItems() []tzctx.CatalogItem
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

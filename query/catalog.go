@@ -3,11 +3,12 @@ package query
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
 )
 
@@ -27,27 +28,27 @@ type ListRequest struct {
 
 // ListAnswer is a list_context answer (R-019).
 type ListAnswer struct {
-	ContractVersion int             `json:"contract_version"`
-	Stamp           string          `json:"stamp"`
-	Offset          int             `json:"offset"`
-	Total           int             `json:"total"`
-	NextOffset      *int            `json:"next_offset"`
-	Entries         []catalog.Entry `json:"entries"`
+	ContractVersion int                  `json:"contract_version"`
+	Stamp           string               `json:"stamp"`
+	Offset          int                  `json:"offset"`
+	Total           int                  `json:"total"`
+	NextOffset      *int                 `json:"next_offset"`
+	Entries         []tzctx.CatalogEntry `json:"entries"`
 }
 
 // Catalog returns the whole catalog this caller may see, in catalog order
 // (A-23): the contract set's entries whose actions are all listable, then
 // two documentation entries for each tree the caller may read.
-func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]catalog.Entry, error) {
+func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.CatalogEntry, error) {
 	readable, err := r.readable(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []catalog.Entry
+	var out []tzctx.CatalogEntry
 	if r.cfg.Catalog != nil {
 		for _, it := range r.cfg.Catalog.Items() {
 			if visible(it, listable) {
-				out = append(out, it.Entry)
+				out = append(out, it.CatalogEntry)
 			}
 		}
 	}
@@ -59,7 +60,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]catalog.Entr
 		}
 		auth, _, _ = strings.Cut(auth, ":")
 		for _, part := range []string{PartIndex, PartFull} {
-			out = append(out, catalog.Entry{ID: partID(tree, part).String(), Tool: "read_documentation",
+			out = append(out, tzctx.CatalogEntry{ID: partID(tree, part).String(), Tool: "read_documentation",
 				Title: titles[tree] + ": " + partTitle(part), MimeType: MimeMarkdown, Tree: tree, Part: part, Auth: auth})
 		}
 	}
@@ -68,7 +69,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]catalog.Entr
 
 // visible reports whether a contract-set entry is listed to a caller: one
 // that drives actions only where the caller may list every one of them.
-func visible(it catalog.Item, listable Listable) bool {
+func visible(it tzctx.CatalogItem, listable Listable) bool {
 	for _, a := range it.Actions {
 		if listable == nil || !listable(a) {
 			return false
@@ -105,17 +106,23 @@ func partTitle(part string) string {
 // catalogStamp is the SHA-256 of the compact JSON array of every visible
 // entry, members in the order served, with no HTML escaping and no
 // trailing newline (A-23).
-func catalogStamp(entries []catalog.Entry) string {
+func catalogStamp(entries []tzctx.CatalogEntry) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if entries == nil {
-		entries = []catalog.Entry{}
+		entries = []tzctx.CatalogEntry{}
 	}
 	if err := enc.Encode(entries); err != nil {
 		panic(err) // entries are strings alone
 	}
-	return catalog.Stamp(strings.TrimSuffix(b.String(), "\n"))
+	return textStamp(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// textStamp is the SHA-256 of a text, in lower-case hexadecimal.
+func textStamp(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // ListContext answers list_context: one page of the visible catalog, a
@@ -140,7 +147,7 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 		return nil, SubjectCatalog, tzctx.Errorf(tzctx.InvalidRequest, "offset %d is past the end of the catalog, which holds %d entries", off, len(entries))
 	}
 	end := min(off+r.cfg.Limits.CatalogEntryLimit, len(entries))
-	a := &ListAnswer{ContractVersion: 1, Stamp: stamp, Offset: off, Total: len(entries), Entries: append([]catalog.Entry{}, entries[off:end]...)}
+	a := &ListAnswer{ContractVersion: 1, Stamp: stamp, Offset: off, Total: len(entries), Entries: append([]tzctx.CatalogEntry{}, entries[off:end]...)}
 	if end < len(entries) {
 		a.NextOffset = &end
 	}
@@ -169,14 +176,14 @@ type scannedText struct {
 // catalogText returns the text of a contract-set entry to page at limit:
 // a JSON entry's member places depend on the limit and are found per
 // read; the stamp and the plain places are found once.
-func (r *Reader) catalogText(it catalog.Item, limit int) *catalogText {
+func (r *Reader) catalogText(it tzctx.CatalogItem, limit int) *catalogText {
 	v, ok := r.scanned.Load(it.ID)
 	if !ok {
-		v, _ = r.scanned.LoadOrStore(it.ID, &scannedText{stamp: catalog.Stamp(it.Text), plain: textmap.Scan(it.Text)})
+		v, _ = r.scanned.LoadOrStore(it.ID, &scannedText{stamp: textStamp(it.Text), plain: textmap.Scan(it.Text)})
 	}
 	sc := v.(*scannedText)
 	t := &catalogText{Layout: sc.plain, s: it.Text, stamp: sc.stamp}
-	if it.MimeType == catalog.MimeJSON {
+	if it.MimeType == tzctx.MimeJSON {
 		if l, ok := textmap.ScanJSON(it.Text, limit); ok {
 			t.Layout = l
 		}

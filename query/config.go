@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -32,10 +31,21 @@ type Config struct {
 	Access map[string]Access
 	// Catalog holds the contract set's entries; nil serves the
 	// documentation entries alone.
-	Catalog *catalog.Catalog
+	Catalog ContractSet
 	// Holder is the holder check asked on every call; nil asks
 	// AccessHolder over Access.
 	Holder Holder
+}
+
+// ContractSet is the contract set's shared entries with their texts,
+// which list_context lists and read_context reads beside the
+// documentation entries; the catalog the server builds from its embedded
+// contract set is one.
+type ContractSet interface {
+	// Items returns every entry in catalog order.
+	Items() []tzctx.CatalogItem
+	// Item returns the entry with exactly the ID id.
+	Item(id string) (tzctx.CatalogItem, bool)
 }
 
 // Grant is what a holder check allows a caller: the trees it may read, in

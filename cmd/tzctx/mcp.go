@@ -68,9 +68,10 @@ func newFrontEnds(cfg config, st *store.Store, dataDir string, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
+	d.SetCatalog(cat)
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
-	m, err := mcp.New(d, mcp.Options{Version: buildVersion(), Catalog: cat, TextMaxLimit: limits.TextMaxLimit,
+	m, err := mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
 		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,13 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
+// The reader's answers are what the dispatcher's front ends read whole
+// without encoding them: a text's chunks and the catalog's pages.
+var (
+	_ dispatch.Chunk       = (*query.Answer)(nil)
+	_ dispatch.CatalogPage = (*query.ListAnswer)(nil)
+)
+
 // define returns the named action with handle as its handler and its
 // definition from the embedded contract. Where the contract lacks the
 // name, the action carries the name alone, and the dispatcher refuses to

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/contracts"
 	"github.com/turnzerocloud/tzctx/internal/skills"
 	"github.com/turnzerocloud/tzctx/schemas"
@@ -25,8 +26,8 @@ import (
 
 // The media types of catalog entries (A-33).
 const (
-	MimeMarkdown = "text/markdown"
-	MimeJSON     = "application/json"
+	MimeMarkdown = tzctx.MimeMarkdown
+	MimeJSON     = tzctx.MimeJSON
 )
 
 // The fixed entries, first in the catalog (A-23).
@@ -40,27 +41,12 @@ const (
 // ToolReadContext is the tool of every entry this package builds.
 const ToolReadContext = "read_context"
 
-// Entry is one catalog entry as list_context answers it (A-23). Tree,
-// Part and Auth are set on documentation entries alone.
-type Entry struct {
-	ID       string `json:"id"`
-	Tool     string `json:"tool"`
-	Title    string `json:"title"`
-	MimeType string `json:"mime_type"`
-	Tree     string `json:"tree,omitempty"`
-	Part     string `json:"part,omitempty"`
-	Auth     string `json:"auth,omitempty"`
-}
+// Entry is one catalog entry as list_context answers it (A-23); the type
+// is the root package's, which the front ends and the reader share.
+type Entry = tzctx.CatalogEntry
 
 // Item is an entry with its text.
-type Item struct {
-	Entry
-	Text string
-	// Actions are the actions a caller must be able to list for the
-	// entry to be listed: a skill's actions, a payload's action; none for
-	// the others.
-	Actions []string
-}
+type Item = tzctx.CatalogItem
 
 // Files are the two folders of the contract set, each as its own file
 // system: contracts/ (Markdown) and schemas/ (JSON). Index paths begin
@@ -200,14 +186,14 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		sources = append(sources, Item{Entry: Entry{ID: "source:" + p, Tool: ToolReadContext, Title: s.Title, MimeType: mimeOf(p)}, Text: text})
+		sources = append(sources, Item{CatalogEntry: Entry{ID: "source:" + p, Tool: ToolReadContext, Title: s.Title, MimeType: mimeOf(p)}, Text: text})
 	}
 	for _, g := range idx.Guides {
 		text, err := read(cleanPath(g.Path))
 		if err != nil {
 			return nil, err
 		}
-		guides = append(guides, Item{Entry: Entry{ID: "guide:" + g.Subject, Tool: ToolReadContext, Title: g.Title, MimeType: MimeMarkdown}, Text: text})
+		guides = append(guides, Item{CatalogEntry: Entry{ID: "guide:" + g.Subject, Tool: ToolReadContext, Title: g.Title, MimeType: MimeMarkdown}, Text: text})
 	}
 	enumerated := map[string]bool{}
 	for _, e := range c.Enumeration() {
@@ -220,9 +206,9 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 				return nil, fmt.Errorf("skill %s names action %s: %w", s.Name, a, ErrUnknownAction)
 			}
 		}
-		skillItems = append(skillItems, Item{Entry: Entry{ID: "skill:" + s.Name, Tool: ToolReadContext, Title: s.Title, MimeType: MimeMarkdown}, Text: s.Markdown, Actions: s.Actions})
+		skillItems = append(skillItems, Item{CatalogEntry: Entry{ID: "skill:" + s.Name, Tool: ToolReadContext, Title: s.Title, MimeType: MimeMarkdown}, Text: s.Markdown, Actions: s.Actions})
 		for _, p := range s.Parts {
-			skillItems = append(skillItems, Item{Entry: Entry{ID: "skill:" + s.Name + ":" + p.Name, Tool: ToolReadContext, Title: s.Title + ": " + p.Name, MimeType: MimeMarkdown}, Text: p.Markdown, Actions: s.Actions})
+			skillItems = append(skillItems, Item{CatalogEntry: Entry{ID: "skill:" + s.Name + ":" + p.Name, Tool: ToolReadContext, Title: s.Title + ": " + p.Name, MimeType: MimeMarkdown}, Text: p.Markdown, Actions: s.Actions})
 		}
 	}
 	var payloads []Item
@@ -231,17 +217,17 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		payloads = append(payloads, Item{Entry: Entry{ID: "payload:" + e.Name, Tool: ToolReadContext, Title: "Wire shapes of " + e.Name, MimeType: MimeJSON}, Text: text, Actions: []string{e.Name}})
+		payloads = append(payloads, Item{CatalogEntry: Entry{ID: "payload:" + e.Name, Tool: ToolReadContext, Title: "Wire shapes of " + e.Name, MimeType: MimeJSON}, Text: text, Actions: []string{e.Name}})
 	}
 	bundle, err := bundleText(c.Version(), idx.Product, sources, guides)
 	if err != nil {
 		return nil, err
 	}
 
-	add(Item{Entry: Entry{ID: IDOverview, Tool: ToolReadContext, Title: titleOf(overview, "Overview"), MimeType: MimeMarkdown}, Text: overview})
-	add(Item{Entry: Entry{ID: IDServiceContracts, Tool: ToolReadContext, Title: "Service contracts of " + idx.Product + ", by subject", MimeType: MimeMarkdown}, Text: serviceContracts(idx, sources, guides)})
-	add(Item{Entry: Entry{ID: IDManifestSchema, Tool: ToolReadContext, Title: "The docs.json manifest schema", MimeType: MimeJSON}, Text: manifest})
-	add(Item{Entry: Entry{ID: IDBundle, Tool: ToolReadContext, Title: "The complete source catalog of " + idx.Product, MimeType: MimeJSON}, Text: bundle})
+	add(Item{CatalogEntry: Entry{ID: IDOverview, Tool: ToolReadContext, Title: titleOf(overview, "Overview"), MimeType: MimeMarkdown}, Text: overview})
+	add(Item{CatalogEntry: Entry{ID: IDServiceContracts, Tool: ToolReadContext, Title: "Service contracts of " + idx.Product + ", by subject", MimeType: MimeMarkdown}, Text: serviceContracts(idx, sources, guides)})
+	add(Item{CatalogEntry: Entry{ID: IDManifestSchema, Tool: ToolReadContext, Title: "The docs.json manifest schema", MimeType: MimeJSON}, Text: manifest})
+	add(Item{CatalogEntry: Entry{ID: IDBundle, Tool: ToolReadContext, Title: "The complete source catalog of " + idx.Product, MimeType: MimeJSON}, Text: bundle})
 	for _, group := range [][]Item{sources, guides, skillItems, payloads} {
 		for _, it := range group {
 			add(it)

@@ -1,9 +1,11 @@
 // Package dispatch is the one action dispatcher under every front end:
-// HTTP today, MCP next. It registers actions, as package actions
+// the HTTP API and MCP. It registers actions, as package actions
 // constructs them, each checked against the served contract; it validates
 // a call's arguments against the action's request schema, resolves the
 // caller, runs the handler, maps errors to the contract's vocabulary and
-// records the call.
+// records the call. It is all a front end reads through: the answers it
+// returns are typed (Chunk, CatalogPage), and it holds the contract set's
+// entries the front ends offer beside the actions (CatalogItems).
 package dispatch
 
 import (
@@ -49,6 +51,11 @@ type Action struct {
 	schema *jsonschema.Schema
 	quick  *quickCheck // nil where the request schema is beyond its subset
 }
+
+// Admin reports whether the action answers admin callers alone (its
+// access is schemas.AccessAdmin): an operator action, which the
+// dispatcher admits admin callers to and MCP offers no tool of.
+func (a *Action) Admin() bool { return a.Access == schemas.AccessAdmin }
 
 // Contract is the served contract the dispatcher registers actions
 // against; *schemas.Contract is one.
@@ -169,6 +176,7 @@ type Dispatcher struct {
 	actions  map[string]*Action
 	resolver Resolver
 	recorder Recorder
+	catalog  Catalog
 }
 
 // New returns a dispatcher that registers actions against contract, with
@@ -342,7 +350,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		}
 		return a.RefusedSubject(args)
 	}
-	if a.Access == schemas.AccessAdmin {
+	if a.Admin() {
 		// Checked on every call, ahead of the arguments: a caller that
 		// may not call the action learns nothing of them.
 		if err := admitAdmin(ctx, id); err != nil {
@@ -457,7 +465,7 @@ func (a *Action) validate(args map[string]any) error {
 // error wraps ErrSchema.
 func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any) error {
 	a := d.actions[name]
-	if a == nil || a.Access == schemas.AccessAdmin {
+	if a == nil || a.Admin() {
 		// An admin action's caller is checked before its arguments, by
 		// Call.
 		return nil
@@ -547,7 +555,7 @@ func quoteBounded(s string) string {
 func (d *Dispatcher) names() []string {
 	var out []string
 	for _, a := range d.Actions() {
-		if a.Access != schemas.AccessAdmin {
+		if !a.Admin() {
 			out = append(out, a.Name)
 		}
 	}

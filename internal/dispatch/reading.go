@@ -1,0 +1,45 @@
+package dispatch
+
+import "github.com/turnzerocloud/tzctx"
+
+// Chunk is one chunk of a paged text answer (read_context,
+// read_documentation) as a front end that reads a text whole takes it
+// from Call's result: typed, so no chunk is encoded and decoded again on
+// its way. The reader's answer is one.
+type Chunk interface {
+	// Chunk returns the chunk's text and media type, and the stamp and
+	// offset that continue the read; next is nil at the text's end.
+	Chunk() (text, mimeType, stamp string, next *int)
+}
+
+// CatalogPage is one page of list_context's answer, as Chunk is one
+// chunk of a text. The reader's catalog answer is one.
+type CatalogPage interface {
+	// CatalogPage returns the page's entries, and the stamp and offset
+	// of the next page; next is nil at the catalog's end.
+	CatalogPage() (entries []tzctx.CatalogEntry, stamp string, next *int)
+}
+
+// Catalog is the contract set's shared entries with their texts, which
+// the front ends offer beside the actions (MCP makes a prompt of each
+// skill among them); the catalog the server builds from its embedded
+// contract set is one.
+type Catalog interface {
+	// Items returns every entry in catalog order.
+	Items() []tzctx.CatalogItem
+}
+
+// SetCatalog gives the dispatcher the contract set's shared entries,
+// which CatalogItems returns to the front ends. Set it, as the actions
+// are registered, before any front end is built over the dispatcher.
+func (d *Dispatcher) SetCatalog(c Catalog) { d.catalog = c }
+
+// CatalogItems returns the contract set's shared entries in catalog
+// order, every one whoever calls: list_context says which of them a
+// caller may see. It returns none where the dispatcher has no catalog.
+func (d *Dispatcher) CatalogItems() []tzctx.CatalogItem {
+	if d.catalog == nil {
+		return nil
+	}
+	return d.catalog.Items()
+}
