@@ -15,7 +15,7 @@ import (
 )
 
 // Limits returns the limits of the embedded contract, as schemas.Load
-// reads them; cmd/tzctx configures its reader with them.
+// reads them; package server configures its reader with them.
 func Limits() (schemas.Limits, error) {
 	c, err := schemas.Load()
 	if err != nil {
