@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -41,7 +42,7 @@ func adminToken(t *testing.T, dataDir string, args ...string) (string, identity.
 	return out.Token, out.Credential
 }
 
-func newAdminSetup(t *testing.T) (adminSetup, config) {
+func newAdminSetup(t *testing.T) (adminSetup, server.Config) {
 	t.Helper()
 	s := adminSetup{dataDir: t.TempDir()}
 	mustCLI(t, s.dataDir, "ingest", testkit.SampleSite(t), "--version", "a-1", "--activate")
@@ -49,10 +50,10 @@ func newAdminSetup(t *testing.T) (adminSetup, config) {
 	var adminCred identity.Credential
 	s.admin, adminCred = adminToken(t, s.dataDir, "--account", "ops", "--application", "console", "--admin")
 	s.reader, s.readerCred = adminToken(t, s.dataDir, "--account", "acme", "--application", "docs-agent", "--profile", "blueprint")
-	cfg := defaultConfig()
+	cfg := server.DefaultConfig()
 	// An hour between checks of the pointer: a switch the tests see comes
 	// from the action itself, not from the watcher.
-	cfg.WatchInterval = duration(time.Hour)
+	cfg.WatchInterval = server.Duration(time.Hour)
 	cfg.Credentials = []identity.Credential{adminCred, s.readerCred}
 	return s, cfg
 }
@@ -292,7 +293,7 @@ func TestAdminRefusals(t *testing.T) {
 
 	// The refusals are counted per action and outcome, as the console's
 	// metrics panel reads them.
-	_, metrics := scrape(t, srv.base+"/metrics")
+	_, metrics := testkit.Scrape(t, srv.base+"/metrics")
 	for _, want := range []string{
 		`tzctx_calls_total{account="anonymous",action="admin_activate",application="",outcome="unauthenticated",transport="http"} 1`,
 		`tzctx_calls_total{account="acme",action="admin_activate",application="docs-agent",outcome="invalid_request",transport="http"} 1`,
@@ -476,7 +477,7 @@ func TestAdminActionsHiddenFromAgents(t *testing.T) {
 func TestAdminActivateRefusedWhileFollowing(t *testing.T) {
 	s, cfg := newAdminSetup(t)
 	cfg.Follow.URL = "s3://versions/site"
-	cfg.Follow.Interval = duration(time.Hour)
+	cfg.Follow.Interval = server.Duration(time.Hour)
 	cfg.S3.Endpoint = "http://" + freeAddr(t) // nothing listens there
 	cfg.S3.AccessKey, cfg.S3.SecretKey, cfg.S3.Region = "test", "testsecret", "us-east-1"
 	srv := startServer(t, s.dataDir, cfg)

@@ -25,6 +25,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 // The load every HTTP run shares: wrk's keep-alive connections and
@@ -569,7 +570,7 @@ func BenchmarkHTTPProfile(b *testing.B) {
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(logf, nil)))
 	defer slog.SetDefault(prev)
-	cfg := defaultConfig()
+	cfg := server.DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)

@@ -15,6 +15,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/console"
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 // consoleGet GETs a path of the server without following redirects.
@@ -72,11 +73,11 @@ func TestConsoleOff(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(`{"console": false}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(cfgPath)
+	cfg, err := server.LoadConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.consoleOn() {
+	if cfg.ConsoleOn() {
 		t.Fatal(`"console": false reads as on`)
 	}
 	s := startServer(t, dataDir, cfg)
@@ -92,7 +93,7 @@ func TestConsoleOff(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(`{"console": "no"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadConfig(cfgPath); err == nil || !strings.Contains(err.Error(), "console") {
+	if _, err := server.LoadConfig(cfgPath); err == nil || !strings.Contains(err.Error(), "console") {
 		t.Errorf(`"console": "no" is not refused naming the member: %v`, err)
 	}
 }

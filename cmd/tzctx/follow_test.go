@@ -120,7 +120,7 @@ func TestPublishAndFollow(t *testing.T) {
 	if full, stamp := readWhole(t, base, map[string]any{"tree": "cloud", "page": "/cloud/reference/http/"}); full != v2Full || stamp != v2Stamp {
 		t.Error("with the store down the replica no longer serves v2")
 	}
-	if _, m := scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 0") {
+	if _, m := testkit.Scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 0") {
 		t.Errorf("/metrics with the store down lacks tzctx_follow_up 0:\n%s", grepLines(m, "tzctx_follow"))
 	}
 	s3.Start(t)
@@ -413,7 +413,7 @@ func TestFollowStalledStore(t *testing.T) {
 		return p.code == 200 && p.Status == "degraded" && p.Version == "v1" && strings.Contains(p.Detail, "follow: download versions/v2.tzctx") && strings.Contains(p.Detail, "follow.stall_timeout"), fmt.Sprintf("%+v", p)
 	})
 	t.Logf("the stalled download showed on /healthz %v after the stall", took.Round(time.Millisecond))
-	fams, m := scrape(t, base+"/metrics")
+	fams, m := testkit.Scrape(t, base+"/metrics")
 	if !strings.Contains(m, "tzctx_follow_up 0") {
 		t.Errorf("/metrics with the store stalled lacks tzctx_follow_up 0:\n%s", grepLines(m, "tzctx_follow"))
 	}
@@ -438,7 +438,7 @@ func TestFollowStalledStore(t *testing.T) {
 		p := getProbe(t, base+"/healthz")
 		return p.Version == "v3" && p.Status == "ok", fmt.Sprintf("%+v", p)
 	})
-	if _, m := scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 1") {
+	if _, m := testkit.Scrape(t, base+"/metrics"); !strings.Contains(m, "tzctx_follow_up 1") {
 		t.Errorf("/metrics after the store answers again lacks tzctx_follow_up 1:\n%s", grepLines(m, "tzctx_follow"))
 	}
 	if names := dirNames(t, filepath.Join(replica, "versions")); strings.Join(names, ",") != "v1,v3" {

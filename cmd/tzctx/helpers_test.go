@@ -20,6 +20,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -321,7 +322,7 @@ type testServer struct {
 // startServer runs serve(ctx, dataDir, cfg, ready) in a goroutine on
 // 127.0.0.1:0 and returns once it listens. The server is stopped at the
 // test's end where the test has not stopped it.
-func startServer(t *testing.T, dataDir string, cfg config) *testServer {
+func startServer(t *testing.T, dataDir string, cfg server.Config) *testServer {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -364,9 +365,9 @@ func (s *testServer) stop(t *testing.T) error {
 }
 
 // testConfig is the default configuration with a short watch interval.
-func testConfig(watch time.Duration) config {
-	c := defaultConfig()
-	c.WatchInterval = duration(watch)
+func testConfig(watch time.Duration) server.Config {
+	c := server.DefaultConfig()
+	c.WatchInterval = server.Duration(watch)
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -35,7 +36,7 @@ written; --config names the file that raises it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
-			cfg, err := loadConfig(cfgPath)
+			cfg, err := server.LoadConfig(cfgPath)
 			if err != nil {
 				return err
 			}

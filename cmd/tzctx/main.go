@@ -1,7 +1,7 @@
 // Command tzctx ingests versions of a documentation site and serves them,
 // with the served-context contracts of Turn Zero Cloud, to HTTP clients and
-// AI agents. It is the one place where the packages are wired together and
-// flags are read.
+// AI agents. It reads flags and calls the packages: package server holds
+// the server, package ingest the ingest, package store the versions.
 package main
 
 import (

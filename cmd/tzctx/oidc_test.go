@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 // oidcConfig is the oidc member naming a test issuer.
@@ -221,7 +222,7 @@ func TestMCPStdioOIDC(t *testing.T) {
 	}, "\n") + "\n"
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := serveStdio(context.Background(), dataDir, cfg, iss.Token(t, nil), strings.NewReader(in), &out, log); err != nil {
+	if err := server.ServeStdio(context.Background(), cfg, dataDir, server.Stdio{Token: iss.Token(t, nil), In: strings.NewReader(in), Out: &out, Log: log}); err != nil {
 		t.Fatalf("serveStdio with a good JWT: %v", err)
 	}
 	var call struct {

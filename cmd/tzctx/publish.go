@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -37,7 +38,7 @@ AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`,
 			if err != nil {
 				return fmt.Errorf("--to: %w", err)
 			}
-			cfg, err := loadConfig(cfgPath)
+			cfg, err := server.LoadConfig(cfgPath)
 			if err != nil {
 				return err
 			}

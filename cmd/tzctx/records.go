@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/records"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 func newRecordsCmd(g *globals) *cobra.Command {
@@ -159,4 +162,23 @@ func printRecordsJSON(out io.Writer, recs []dispatch.Record) error {
 		}
 	}
 	return nil
+}
+
+// readPostgresRecords reads the records f admits from the database of
+// records.postgres_url, as the configuration at cfgPath (or
+// $TZCTX_RECORDS_POSTGRES_URL) gives it. A database no process wrote
+// records to is records.ErrNoRecords.
+func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]dispatch.Record, error) {
+	cfg, err := server.LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Records.PostgresURL == "" {
+		return nil, fmt.Errorf("--from-postgres reads the database of records.postgres_url, which is not set: give the configuration file with --config, or set $%s", server.PostgresURLEnv)
+	}
+	recs, err := pgrecords.Read(ctx, cfg.Records.PostgresURL, f)
+	if errors.Is(err, pgrecords.ErrNoSchema) {
+		return nil, records.ErrNoRecords
+	}
+	return recs, err
 }

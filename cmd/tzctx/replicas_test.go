@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 // startProxy starts nginx (Debian's) on a free loopback port as the load
@@ -220,7 +221,7 @@ func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
 	// The readers must know v2's text before any replica serves it.
 	v2Dir := t.TempDir()
 	runProc(t, bin, nil, "--data", v2Dir, "ingest", site2, "--version", "v2", "--activate")
-	srv := startServer(t, v2Dir, defaultConfig())
+	srv := startServer(t, v2Dir, server.DefaultConfig())
 	v2, v2Stamp := readWhole(t, srv.base, page)
 	mu.Lock()
 	texts[v2Stamp] = []rune(v2)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/server"
 )
 
 // tokenLines splits the plain output of tzctx token new into its token
@@ -63,7 +64,7 @@ func TestTokenNewLetsItsCallerRead(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(`{"watch_interval": "50ms", "credentials": [`+line+`]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(cfgPath)
+	cfg, err := server.LoadConfig(cfgPath)
 	if err != nil {
 		t.Fatalf("a configuration listing the printed credential: %v", err)
 	}

@@ -1,8 +1,10 @@
 // Package plane assembles the default dispatcher of this build: the
 // served contract of package schemas, and the actions of package actions
-// this build serves, over the reader. Every front end (HTTP, MCP) calls
-// the dispatcher it returns; its registrations are the build metadata the
-// generated reference shows (CTX-03).
+// this build serves, over the reader, the operator actions included where
+// a server has them. It is the one place actions are registered: every
+// front end (HTTP, MCP) is built from the dispatcher it returns; its
+// contract registrations are the build metadata the generated reference
+// shows (CTX-03).
 package plane
 
 import (
@@ -13,7 +15,7 @@ import (
 )
 
 // Limits returns the limits of the embedded contract, as schemas.Load
-// reads them; cmd/tzctx configures its reader with them.
+// reads them; package server configures its reader with them.
 func Limits() (schemas.Limits, error) {
 	c, err := schemas.Load()
 	if err != nil {
@@ -51,14 +53,36 @@ func Registered() ([]string, error) {
 }
 
 // New returns the dispatcher with this build's actions registered over
-// reader.
+// reader, and no operator action.
 func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Recorder) (*dispatch.Dispatcher, error) {
+	return NewWith(Options{Reader: reader, Resolver: resolver, Recorder: recorder})
+}
+
+// Options are what NewWith builds a dispatcher over.
+type Options struct {
+	Reader   *query.Reader
+	Resolver dispatch.Resolver
+	Recorder dispatch.Recorder
+	// Operator, where set, also registers the operator actions
+	// (admin_status, admin_activate) over it: tzctx serve has them, an
+	// MCP stdio process does not. They are of access admin, so MCP
+	// offers no tool of them and a refusal names none of them.
+	Operator *actions.Operator
+}
+
+// NewWith returns the dispatcher with this build's actions registered
+// as o says, every one before any front end is built from it.
+func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	c, err := schemas.Load()
 	if err != nil {
 		return nil, err
 	}
-	d := dispatch.New(c, resolver, recorder)
-	for _, a := range served(reader, c.Limits(), d) {
+	d := dispatch.New(c, o.Resolver, o.Recorder)
+	acts := served(o.Reader, c.Limits(), d)
+	if o.Operator != nil {
+		acts = append(acts, actions.AdminStatus(o.Operator), actions.AdminActivate(o.Operator))
+	}
+	for _, a := range acts {
 		if err := d.Register(a); err != nil {
 			return nil, err
 		}

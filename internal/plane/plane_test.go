@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx/internal/actions"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -97,5 +98,39 @@ func TestRegisteredIsTheDispatchers(t *testing.T) {
 	}
 	if len(want) == 0 || strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("Registered() = %v, the dispatcher registers %v", names, want)
+	}
+}
+
+// TestNewWithOperator: with an operator, the one registration point also
+// registers admin_status and admin_activate, of access admin, after the
+// contract's actions; without one, and in Registered (the generated
+// reference), there is none.
+func TestNewWithOperator(t *testing.T) {
+	d, err := NewWith(Options{Operator: &actions.Operator{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := New(nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"admin_status", "admin_activate"} {
+		a := d.Action(name)
+		if a == nil || a.Access != schemas.AccessAdmin {
+			t.Errorf("%s with an operator: %+v, want an admin action", name, a)
+		}
+		if plain.Action(name) != nil {
+			t.Errorf("%s is registered without an operator", name)
+		}
+	}
+	if len(d.Actions()) != len(plain.Actions())+2 {
+		t.Errorf("%d actions with an operator, %d without; want two more", len(d.Actions()), len(plain.Actions()))
+	}
+	names, err := Registered()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(plain.Actions()) {
+		t.Errorf("Registered names %v, want the contract's actions alone", names)
 	}
 }

@@ -121,3 +121,36 @@ func SampleStoreIn(dir string) (*store.Store, error) {
 	_, err = st.Refresh(context.Background())
 	return st, err
 }
+
+// IngestInto ingests trees into the store of dataDir as the named
+// version, as tzctx ingest --version does, and activates it where
+// activate is set; the store is closed again before it returns, so a
+// server may open it.
+func IngestInto(t testing.TB, dataDir, version string, activate bool, trees ...ingest.TreeSource) {
+	t.Helper()
+	st, err := store.Open(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees, Version: version})
+	if err != nil {
+		t.Fatalf("ingest %s: %v", version, err)
+	}
+	if activate {
+		if err := st.Activate(context.Background(), sum.Version); err != nil {
+			t.Fatalf("activate %s: %v", version, err)
+		}
+	}
+}
+
+// SiteTrees are the trees of a site folder, as tzctx ingest SITE reads
+// them.
+func SiteTrees(t testing.TB, site string) []ingest.TreeSource {
+	t.Helper()
+	trees, err := ingest.SiteTrees(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trees
+}

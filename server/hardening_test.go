@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestServeProbesAnswerHead(t *testing.T) {
 	site := testkit.SampleSite(t)
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", "--tree", "cloud="+filepath.Join(site, "cloud"), "--version", "idle")
+	testkit.IngestInto(t, dataDir, "idle", false, ingest.TreeSource{Name: "cloud", Dir: filepath.Join(site, "cloud")})
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
 	check := func(want int) {
 		t.Helper()
@@ -34,7 +35,7 @@ func TestServeProbesAnswerHead(t *testing.T) {
 			t.Errorf("POST %s = %d Allow %q %s, want 405", p, st, h.Get("Allow"), raw)
 		}
 	}
-	mustCLI(t, dataDir, "activate", "idle")
+	activate(t, dataDir, "idle")
 	if !waitFor(5*time.Second, func() bool { c, v, _ := health(srv.base); return c == 200 && v == "idle" }) {
 		t.Fatal("the server did not pick up the activation within 5 s")
 	}

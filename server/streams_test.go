@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
 
 // listenRequest is a protocol 2026-07-28 subscriptions/listen request
@@ -54,7 +53,7 @@ func openStream(t *testing.T, method, base, sid, body string) *http.Response {
 // up, and every other call was shed 503.)
 func TestServeListenStreamsHoldNoSlot(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)
 	cfg.MaxInFlight, cfg.QueueWait = 4, 0
 	srv := startServer(t, dataDir, cfg)
@@ -84,10 +83,10 @@ func TestServeListenStreamsHoldNoSlot(t *testing.T) {
 // rate-limited like a call, yet holds no call slot while it is open.
 func TestServeMCPGetIsRateLimited(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)
 	cfg.MaxInFlight, cfg.QueueWait = 1, 0
-	cfg.RateLimit = &rateLimitConfig{PerSecond: 0.001, Burst: 3, Anonymous: "per_address", MaxBuckets: 100}
+	cfg.RateLimit = &RateLimitConfig{PerSecond: 0.001, Burst: 3, Anonymous: "per_address", MaxBuckets: 100}
 	const token = "stream-test-token"
 	cfg.Credentials = []identity.Credential{{TokenSHA256: sha256Hex(token), Account: "acme", Application: "stream-bot"}}
 	srv := startServer(t, dataDir, cfg)
@@ -147,7 +146,7 @@ func TestServeMCPGetIsRateLimited(t *testing.T) {
 // shutdown deadline with "context deadline exceeded".
 func TestServeShutdownWithListenStreams(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	srv := startServer(t, dataDir, testConfig(time.Hour))
 	var streams []*http.Response
 	for i := 0; i < 5; i++ {
@@ -176,9 +175,9 @@ func TestServeShutdownWithListenStreams(t *testing.T) {
 // mcp package's bounds, take what the file gives, and refuse a bound
 // that is not positive, naming the member.
 func TestLoadConfigMCPBounds(t *testing.T) {
-	d := defaultConfig()
-	if d.MCPStreams != (mcpStreamsConfig{PerCaller: 8, Total: 512, MaxListenBytes: 8192}) ||
-		d.MCPSessions != (mcpSessionsConfig{PerCaller: 32, Total: 1024, MaxInitializeBytes: 8192}) {
+	d := DefaultConfig()
+	if d.MCPStreams != (MCPStreamsConfig{PerCaller: 8, Total: 512, MaxListenBytes: 8192}) ||
+		d.MCPSessions != (MCPSessionsConfig{PerCaller: 32, Total: 1024, MaxInitializeBytes: 8192}) {
 		t.Fatalf("defaults %+v %+v", d.MCPStreams, d.MCPSessions)
 	}
 	dir := t.TempDir()
@@ -189,12 +188,12 @@ func TestLoadConfigMCPBounds(t *testing.T) {
 		}
 		return p
 	}
-	c, err := loadConfig(write(`{"mcp_streams": {"per_caller": 2}, "mcp_sessions": {"total": 10, "max_initialize_bytes": 4096}}`))
+	c, err := LoadConfig(write(`{"mcp_streams": {"per_caller": 2}, "mcp_sessions": {"total": 10, "max_initialize_bytes": 4096}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MCPStreams != (mcpStreamsConfig{PerCaller: 2, Total: 512, MaxListenBytes: 8192}) ||
-		c.MCPSessions != (mcpSessionsConfig{PerCaller: 32, Total: 10, MaxInitializeBytes: 4096}) {
+	if c.MCPStreams != (MCPStreamsConfig{PerCaller: 2, Total: 512, MaxListenBytes: 8192}) ||
+		c.MCPSessions != (MCPSessionsConfig{PerCaller: 32, Total: 10, MaxInitializeBytes: 4096}) {
 		t.Fatalf("read %+v %+v", c.MCPStreams, c.MCPSessions)
 	}
 	for body, want := range map[string]string{
@@ -203,7 +202,7 @@ func TestLoadConfigMCPBounds(t *testing.T) {
 		`{"mcp_sessions": {"per_caller": 0}}`:           "mcp_sessions.per_caller: 0 is not a positive bound",
 		`{"mcp_sessions": {"max_initialize_bytes": 0}}`: "mcp_sessions.max_initialize_bytes: 0 is not a positive bound",
 	} {
-		if _, err := loadConfig(write(body)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := LoadConfig(write(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}

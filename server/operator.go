@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -6,17 +6,16 @@ import (
 	"path/filepath"
 
 	"github.com/turnzerocloud/tzctx/internal/actions"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
-// registerOperator registers the operator actions (admin_status,
-// admin_activate) on the server's dispatcher, over its store, its call
-// records and the location it follows. Only serve has them: they are
-// HTTP actions, and MCP offers no tool of them. An activation switches
-// the server at once, as its watcher would at its next tick, and tells
-// MCP clients the lists changed.
-func registerOperator(fe *frontEnds, cfg config, st *store.Store, dataDir string, log *slog.Logger) error {
+// newOperator returns what the operator actions (admin_status,
+// admin_activate) of a server work on: its store, its call records and
+// the location it follows. Only tzctx serve has them: they are HTTP
+// actions, and MCP offers no tool of them. An activation switches the
+// server at once, as its watcher would at its next tick, and calls
+// changed (which tells MCP clients the lists changed).
+func newOperator(cfg Config, st *store.Store, dataDir string, log *slog.Logger, changed func()) *actions.Operator {
 	op := &actions.Operator{
 		Versions: st,
 		Follow:   cfg.Follow.URL,
@@ -31,7 +30,7 @@ func registerOperator(fe *frontEnds, cfg config, st *store.Store, dataDir string
 			}
 			if switched {
 				log.Info("serving version", "version", st.Health().Serving)
-				fe.mcp.ListsChanged()
+				changed()
 			}
 			return nil
 		},
@@ -44,10 +43,5 @@ func registerOperator(fe *frontEnds, cfg config, st *store.Store, dataDir string
 	default:
 		op.RecordsNote = "records.embedded is false and records.postgres_url is unset: this server keeps no call records"
 	}
-	for _, a := range []*dispatch.Action{actions.AdminStatus(op), actions.AdminActivate(op)} {
-		if err := fe.dispatcher.Register(a); err != nil {
-			return err
-		}
-	}
-	return nil
+	return op
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -104,7 +104,7 @@ func refusalOf(t *testing.T, raw []byte) apiErr {
 // calls are served again.
 func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	entered, release := holdCalls(t)
 	cfg := testConfig(time.Hour)
 	cfg.MaxInFlight, cfg.QueueWait = 2, 0
@@ -147,7 +147,7 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 			t.Errorf("%s while calls are shed: %d %s; a probe must not wait on the bound", p, c, body)
 		}
 	}
-	fams, _ := scrape(t, srv.base+"/metrics")
+	fams, _ := testkit.Scrape(t, srv.base+"/metrics")
 	if v := series(fams, "tzctx_shed_total", map[string]string{"surface": "http"}).GetCounter().GetValue(); v != 1 {
 		t.Errorf("tzctx_shed_total{surface=http} = %v, want 1", v)
 	}
@@ -173,7 +173,7 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 	}
 	mustRead(t, srv.base, map[string]any{"tree": "cloud"})
 
-	out := mustCLI(t, dataDir, "records", "--json").stdout
+	out := recordsJSON(t, dataDir)
 	if strings.Contains(out, "zanzibar") {
 		t.Fatal("a record holds the shed call's query words")
 	}
@@ -202,11 +202,11 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 // refusal is recorded with its credential and counted.
 func TestServeRateLimitsPerCredential(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)
 	// A bucket that refills once in 1000 s: nothing refills during the
 	// test, so the split is exact.
-	cfg.RateLimit = &rateLimitConfig{PerSecond: 0.001, Burst: 3, Anonymous: "per_address", MaxBuckets: 100}
+	cfg.RateLimit = &RateLimitConfig{PerSecond: 0.001, Burst: 3, Anonymous: "per_address", MaxBuckets: 100}
 	const alpha, beta = "rate-alpha-token", "rate-beta-token"
 	cfg.Credentials = []identity.Credential{
 		{TokenSHA256: sha256Hex(alpha), Account: "alpha", Application: "bot"},
@@ -254,7 +254,7 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 		}
 	}
 
-	fams, _ := scrape(t, srv.base+"/metrics")
+	fams, _ := testkit.Scrape(t, srv.base+"/metrics")
 	if v := series(fams, "tzctx_rate_limited_total", map[string]string{"surface": "http"}).GetCounter().GetValue(); v != 2 {
 		t.Errorf("tzctx_rate_limited_total{surface=http} = %v, want 2", v)
 	}
@@ -264,7 +264,7 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 	if v := callsOf(fams, "alpha", "bot", "read_documentation", dispatch.TransportHTTP, "rate_limited"); v != 1 {
 		t.Errorf("tzctx_calls_total of alpha's refused call = %v, want 1", v)
 	}
-	out := mustCLI(t, dataDir, "records", "--json").stdout
+	out := recordsJSON(t, dataDir)
 	if strings.Contains(out, "zanzibar") {
 		t.Fatal("a record holds the refused call's query words")
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -111,9 +111,9 @@ func TestLoadConfigFaults(t *testing.T) {
 			if err := os.WriteFile(f, []byte(c.json), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := loadConfig(f)
+			_, err := LoadConfig(f)
 			if err == nil {
-				t.Fatalf("loadConfig(%s) = nil error", c.json)
+				t.Fatalf("LoadConfig(%s) = nil error", c.json)
 			}
 			if !strings.HasPrefix(err.Error(), "config "+f+": ") {
 				t.Errorf("error %q does not start by naming the file", err)
@@ -132,9 +132,9 @@ func TestLoadConfigFaults(t *testing.T) {
 // defaulted.
 func TestLoadConfigDefaults(t *testing.T) {
 	for _, p := range []string{"", filepath.Join(t.TempDir(), "absent.json")} {
-		c, err := loadConfig(p)
-		if err != nil || !reflect.DeepEqual(c, defaultConfig()) {
-			t.Errorf("loadConfig(%q) = %+v, %v; want the defaults", p, c, err)
+		c, err := LoadConfig(p)
+		if err != nil || !reflect.DeepEqual(c, DefaultConfig()) {
+			t.Errorf("LoadConfig(%q) = %+v, %v; want the defaults", p, c, err)
 		}
 	}
 	sum := identity.SHA256("tok")
@@ -144,7 +144,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(f)
+	c, err := LoadConfig(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if c.OIDC == nil || *c.OIDC != want {
 		t.Errorf("oidc %+v, want %+v", c.OIDC, want)
 	}
-	if c.Addr != defaultConfig().Addr || c.Records != defaultConfig().Records {
+	if c.Addr != DefaultConfig().Addr || c.Records != DefaultConfig().Records {
 		t.Errorf("members the file leaves out are not the defaults: %+v", c)
 	}
 }
@@ -165,7 +165,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 // limit's anonymous rule and bucket bound default to per_address and
 // 10000.
 func TestLoadConfigShedding(t *testing.T) {
-	d := defaultConfig()
+	d := DefaultConfig()
 	if d.MaxInFlight != 64 || time.Duration(d.QueueWait) != 100*time.Millisecond || d.RateLimit != nil {
 		t.Fatalf("defaults: max_in_flight %d, queue_wait %v, rate_limit %+v", d.MaxInFlight, time.Duration(d.QueueWait), d.RateLimit)
 	}
@@ -174,18 +174,18 @@ func TestLoadConfigShedding(t *testing.T) {
 	if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(f)
+	c, err := LoadConfig(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := rateLimitConfig{PerSecond: 2.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 10000}
+	want := RateLimitConfig{PerSecond: 2.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 10000}
 	if c.MaxInFlight != 8 || c.QueueWait != 0 || c.RateLimit == nil || *c.RateLimit != want {
 		t.Fatalf("max_in_flight %d, queue_wait %v, rate_limit %+v; want 8, 0s, %+v", c.MaxInFlight, time.Duration(c.QueueWait), c.RateLimit, want)
 	}
 	if err := os.WriteFile(f, []byte(`{"rate_limit": null}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := loadConfig(f); err != nil || c.RateLimit != nil {
+	if c, err := LoadConfig(f); err != nil || c.RateLimit != nil {
 		t.Fatalf("rate_limit null: %+v, %v; want no rate limit", c.RateLimit, err)
 	}
 }
@@ -197,7 +197,7 @@ func TestConfigTreesKeepTheirDefaults(t *testing.T) {
 	if err := os.WriteFile(f, []byte(`{"trees": {"cloud": "signed_in"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(f)
+	c, err := LoadConfig(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,14 +215,14 @@ func TestLoadConfigPostgresURL(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"records": {"postgres_url": "postgres://u:s3cretpw@db:notaport/x"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadConfig(bad); err == nil || strings.Contains(err.Error(), "s3cretpw") {
+	if _, err := LoadConfig(bad); err == nil || strings.Contains(err.Error(), "s3cretpw") {
 		t.Fatalf("loadConfig: %v", err)
 	}
 	good := filepath.Join(dir, "good.json")
 	if err := os.WriteFile(good, []byte(`{"records": {"postgres_url": "postgres://u:pw@db:5432/x?sslmode=disable", "spool_max_bytes": 1000000}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(good)
+	c, err := LoadConfig(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,22 +236,22 @@ func TestLoadConfigPostgresURL(t *testing.T) {
 // does not parse is refused naming the variable, not repeating it.
 func TestLoadConfigPostgresEnv(t *testing.T) {
 	const env = "postgres://u:envpw@db.example.com:5432/m?sslmode=disable"
-	t.Setenv(postgresURLEnv, env)
+	t.Setenv(PostgresURLEnv, env)
 	f := filepath.Join(t.TempDir(), "tzctx.json")
 	if err := os.WriteFile(f, []byte(`{"records": {"postgres_url": "postgres://file/x"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"", f, filepath.Join(t.TempDir(), "absent.json")} {
-		c, err := loadConfig(p)
+		c, err := LoadConfig(p)
 		if err != nil || c.Records.PostgresURL != env {
-			t.Errorf("loadConfig(%q): postgres_url %q, %v", p, c.Records.PostgresURL, err)
+			t.Errorf("LoadConfig(%q): postgres_url %q, %v", p, c.Records.PostgresURL, err)
 		}
 	}
-	t.Setenv(postgresURLEnv, "postgres://u:envpw@db:notaport/m")
+	t.Setenv(PostgresURLEnv, "postgres://u:envpw@db:notaport/m")
 	for _, p := range []string{"", f} {
-		_, err := loadConfig(p)
-		if err == nil || !strings.Contains(err.Error(), "records.postgres_url (from $"+postgresURLEnv+")") || strings.Contains(err.Error(), "envpw") {
-			t.Errorf("loadConfig(%q) with a bad URL in the environment: %v", p, err)
+		_, err := LoadConfig(p)
+		if err == nil || !strings.Contains(err.Error(), "records.postgres_url (from $"+PostgresURLEnv+")") || strings.Contains(err.Error(), "envpw") {
+			t.Errorf("LoadConfig(%q) with a bad URL in the environment: %v", p, err)
 		}
 	}
 }

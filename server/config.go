@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -20,26 +20,26 @@ import (
 	"github.com/turnzerocloud/tzctx/store"
 )
 
-// config is the configuration file (JSON) tzctx serve and tzctx mcp read.
+// Config is the configuration file (JSON) tzctx serve and tzctx mcp read.
 // Flags given on the command line override it. Its form is documented in
 // the cloud manual's configuration page; other tools rely on its member
 // names.
-type config struct {
+type Config struct {
 	Addr           string                  `json:"addr"`
 	Data           string                  `json:"data"`
 	Origin         string                  `json:"origin"`
 	Trees          map[string]query.Access `json:"trees"`
 	BodyLimitBytes int64                   `json:"body_limit_bytes"`
-	ReadTimeout    duration                `json:"read_timeout"`
-	WriteTimeout   duration                `json:"write_timeout"`
-	WatchInterval  duration                `json:"watch_interval"`
+	ReadTimeout    Duration                `json:"read_timeout"`
+	WriteTimeout   Duration                `json:"write_timeout"`
+	WatchInterval  Duration                `json:"watch_interval"`
 	// Credentials are the configured callers, each named by the SHA-256
 	// of its token: tokens are never stored in clear.
 	Credentials []identity.Credential `json:"credentials"`
 	// OIDC, where set, also accepts JWTs its issuer signed.
 	OIDC *identity.OIDCConfig `json:"oidc"`
 	// Records bounds the durable call records under DATA/records.
-	Records recordsConfig `json:"records"`
+	Records RecordsConfig `json:"records"`
 	// Metrics turns /metrics off where false; MetricsAddr serves it on
 	// its own listen address instead of the server's.
 	Metrics     *bool  `json:"metrics"`
@@ -58,52 +58,52 @@ type config struct {
 	S3 objstore.Config `json:"s3"`
 	// Follow makes tzctx serve follow the versions published at a
 	// location; the --follow flag sets its url.
-	Follow followConfig `json:"follow"`
+	Follow FollowConfig `json:"follow"`
 	// MaxInFlight bounds the requests of /api/v1/actions and /mcp that
 	// tzctx serve runs at once; beyond it a request waits at most
 	// QueueWait for a slot, then is shed (503 with Retry-After).
 	MaxInFlight int      `json:"max_in_flight"`
-	QueueWait   duration `json:"queue_wait"`
+	QueueWait   Duration `json:"queue_wait"`
 	// RateLimit, where set, gives each caller a token bucket; a request
 	// beyond it is refused rate_limited (429 with Retry-After).
-	RateLimit *rateLimitConfig `json:"rate_limit"`
+	RateLimit *RateLimitConfig `json:"rate_limit"`
 	// MCPStreams bounds the long-lived streams of /mcp, which hold no
 	// call slot; MCPSessions bounds its sessions.
-	MCPStreams  mcpStreamsConfig  `json:"mcp_streams"`
-	MCPSessions mcpSessionsConfig `json:"mcp_sessions"`
+	MCPStreams  MCPStreamsConfig  `json:"mcp_streams"`
+	MCPSessions MCPSessionsConfig `json:"mcp_sessions"`
 	// MaxVersionSize bounds the total size, in bytes, of a version that tzctx
 	// import or a following server takes from an archive, checked from
 	// its manifest before anything is written.
 	MaxVersionSize int64 `json:"max_version_bytes"`
 }
 
-// mcpStreamsConfig bounds the long-lived streams of /mcp (a session's
+// MCPStreamsConfig bounds the long-lived streams of /mcp (a session's
 // GET, a subscriptions/listen): per caller (an account or credential;
 // anonymous callers by remote address) and in all, and the body a
 // subscriptions/listen stream keeps.
-type mcpStreamsConfig struct {
+type MCPStreamsConfig struct {
 	PerCaller      int `json:"per_caller"`
 	Total          int `json:"total"`
 	MaxListenBytes int `json:"max_listen_bytes"`
 }
 
-// mcpSessionsConfig bounds the sessions of /mcp, per caller and in all,
+// MCPSessionsConfig bounds the sessions of /mcp, per caller and in all,
 // and the initialize body whose client name, version and capabilities a
 // session keeps.
-type mcpSessionsConfig struct {
+type MCPSessionsConfig struct {
 	PerCaller          int `json:"per_caller"`
 	Total              int `json:"total"`
 	MaxInitializeBytes int `json:"max_initialize_bytes"`
 }
 
 // check refuses a bound that is not positive, naming the member.
-func (m mcpStreamsConfig) check() error {
+func (m MCPStreamsConfig) check() error {
 	return positiveBounds("mcp_streams", []string{"per_caller", "total", "max_listen_bytes"}, []int{m.PerCaller, m.Total, m.MaxListenBytes},
 		[]int{mcp.DefaultStreamsPerCaller, mcp.DefaultStreamsTotal, mcp.DefaultMaxListenBytes})
 }
 
 // check refuses a bound that is not positive, naming the member.
-func (m mcpSessionsConfig) check() error {
+func (m MCPSessionsConfig) check() error {
 	return positiveBounds("mcp_sessions", []string{"per_caller", "total", "max_initialize_bytes"}, []int{m.PerCaller, m.Total, m.MaxInitializeBytes},
 		[]int{mcp.DefaultSessionsPerCaller, mcp.DefaultSessionsTotal, mcp.DefaultMaxInitializeBytes})
 }
@@ -119,9 +119,9 @@ func positiveBounds(group string, names []string, values, defaults []int) error 
 	return nil
 }
 
-// rateLimitConfig is the token bucket of each caller: a credential by its
+// RateLimitConfig is the token bucket of each caller: a credential by its
 // hash prefix, anonymous callers by the Anonymous rule.
-type rateLimitConfig struct {
+type RateLimitConfig struct {
 	PerSecond float64 `json:"per_second"`
 	Burst     int     `json:"burst"`
 	// Anonymous keys callers without a credential: per_address (each
@@ -134,7 +134,7 @@ type rateLimitConfig struct {
 }
 
 // check refuses a rate limit that cannot work, naming the member.
-func (r *rateLimitConfig) check() error {
+func (r *RateLimitConfig) check() error {
 	if r == nil {
 		return nil
 	}
@@ -159,25 +159,25 @@ func (r *rateLimitConfig) check() error {
 	return nil
 }
 
-// followConfig is how a server follows published versions.
-type followConfig struct {
+// FollowConfig is how a server follows published versions.
+type FollowConfig struct {
 	// URL is the s3://BUCKET/PREFIX location followed; "" follows none.
 	URL string `json:"url"`
 	// Interval is the time between polls of the pointer.
-	Interval duration `json:"interval"`
+	Interval Duration `json:"interval"`
 	// Keep is how many versions taken from the store stay on disk, the
 	// active one included.
 	Keep int `json:"keep"`
 	// RequestTimeout bounds each small request to the store (the
 	// pointer); StallTimeout bounds the time an archive download may go
 	// without receiving a byte.
-	RequestTimeout duration `json:"request_timeout"`
-	StallTimeout   duration `json:"stall_timeout"`
+	RequestTimeout Duration `json:"request_timeout"`
+	StallTimeout   Duration `json:"stall_timeout"`
 }
 
-// recordsConfig bounds the records kept: a record older than
+// RecordsConfig bounds the records kept: a record older than
 // RetentionDays days, or beyond MaxBytes in all, is dropped, oldest first.
-type recordsConfig struct {
+type RecordsConfig struct {
 	RetentionDays int   `json:"retention_days"`
 	MaxBytes      int64 `json:"max_bytes"`
 	// PostgresURL, where set, also sends every record to that PostgreSQL
@@ -191,18 +191,18 @@ type recordsConfig struct {
 }
 
 // embedded reports whether records are kept under DATA/records.
-func (r recordsConfig) embedded() bool { return r.Embedded == nil || *r.Embedded }
+func (r RecordsConfig) embedded() bool { return r.Embedded == nil || *r.Embedded }
 
-// duration reads "15s"-style strings.
-type duration time.Duration
+// Duration reads "15s"-style strings.
+type Duration time.Duration
 
-func (d *duration) UnmarshalJSON(b []byte) error {
+func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("durations are strings such as \"15s\"")
 	}
 	v, err := time.ParseDuration(s)
-	*d = duration(v)
+	*d = Duration(v)
 	return err
 }
 
@@ -211,35 +211,37 @@ func (d *duration) UnmarshalJSON(b []byte) error {
 // at once rather than queued.
 const DefaultMaxInFlight = 64
 
-func defaultConfig() config {
-	return config{
+// DefaultConfig is the configuration of a server whose file sets
+// nothing.
+func DefaultConfig() Config {
+	return Config{
 		Addr:           "127.0.0.1:8080",
 		Origin:         "https://turnzero.ai",
 		Trees:          query.DefaultAccess(),
 		BodyLimitBytes: 1 << 20,
-		ReadTimeout:    duration(15 * time.Second),
-		WriteTimeout:   duration(30 * time.Second),
-		WatchInterval:  duration(time.Second),
-		Records:        recordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
-		Follow:         followConfig{Interval: duration(5 * time.Second), Keep: 3, RequestTimeout: duration(objstore.DefaultRequestTimeout), StallTimeout: duration(objstore.DefaultStallTimeout)},
+		ReadTimeout:    Duration(15 * time.Second),
+		WriteTimeout:   Duration(30 * time.Second),
+		WatchInterval:  Duration(time.Second),
+		Records:        RecordsConfig{RetentionDays: 30, MaxBytes: 1 << 30, SpoolMaxBytes: pgrecords.DefaultSpoolMaxBytes},
+		Follow:         FollowConfig{Interval: Duration(5 * time.Second), Keep: 3, RequestTimeout: Duration(objstore.DefaultRequestTimeout), StallTimeout: Duration(objstore.DefaultStallTimeout)},
 		MaxInFlight:    DefaultMaxInFlight,
-		QueueWait:      duration(100 * time.Millisecond),
-		MCPStreams:     mcpStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
-		MCPSessions:    mcpSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
+		QueueWait:      Duration(100 * time.Millisecond),
+		MCPStreams:     MCPStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
+		MCPSessions:    MCPSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
 		MaxVersionSize: store.DefaultMaxVersionBytes,
 	}
 }
 
-// consoleOn reports whether the web console is served at /console/.
-func (c config) consoleOn() bool { return c.Console == nil || *c.Console }
+// ConsoleOn reports whether the web console is served at /console/.
+func (c Config) ConsoleOn() bool { return c.Console == nil || *c.Console }
 
-// metricsOn reports whether /metrics is served.
-func (c config) metricsOn() bool { return c.Metrics == nil || *c.Metrics }
+// MetricsOn reports whether /metrics is served.
+func (c Config) MetricsOn() bool { return c.Metrics == nil || *c.Metrics }
 
-// loadConfig reads the configuration file at path; "" or a missing file
+// LoadConfig reads the configuration file at path; "" or a missing file
 // is the defaults. A fault names the member and what is wrong.
-func loadConfig(path string) (config, error) {
-	c := defaultConfig()
+func LoadConfig(path string) (Config, error) {
+	c := DefaultConfig()
 	if path == "" {
 		return withPostgresEnv(c)
 	}
@@ -253,7 +255,7 @@ func loadConfig(path string) (config, error) {
 	if err != nil {
 		return c, fmt.Errorf("read config: %w", err)
 	}
-	fail := func(format string, args ...any) (config, error) {
+	fail := func(format string, args ...any) (Config, error) {
 		return c, fmt.Errorf("config %s: "+format, append([]any{path}, args...)...)
 	}
 	// The table of clear tokens an earlier release read is refused with
@@ -390,7 +392,7 @@ func loadConfig(path string) (config, error) {
 
 // check refuses a follow configuration that cannot work, naming the
 // member.
-func (f followConfig) check() error {
+func (f FollowConfig) check() error {
 	if f.URL != "" {
 		if _, err := objstore.ParseLocation(f.URL); err != nil {
 			return fmt.Errorf("follow.url: %v", err)
@@ -411,30 +413,30 @@ func (f followConfig) check() error {
 	return nil
 }
 
-// postgresURLEnv names the environment variable that, where set, is
+// PostgresURLEnv names the environment variable that, where set, is
 // records.postgres_url, over the file's: a URL holding a password can
 // come from a secret store (a Kubernetes Secret) rather than the file.
-const postgresURLEnv = "TZCTX_RECORDS_POSTGRES_URL"
+const PostgresURLEnv = "TZCTX_RECORDS_POSTGRES_URL"
 
 // postgresFromEnv takes records.postgres_url from $TZCTX_RECORDS_POSTGRES_URL
 // where it is set, and returns where the URL came from for an error.
-func (c *config) postgresFromEnv() string {
-	v := os.Getenv(postgresURLEnv)
+func (c *Config) postgresFromEnv() string {
+	v := os.Getenv(PostgresURLEnv)
 	if v == "" {
 		return ""
 	}
 	c.Records.PostgresURL = v
-	return " (from $" + postgresURLEnv + ")"
+	return " (from $" + PostgresURLEnv + ")"
 }
 
 // withPostgresEnv is the defaults c with records.postgres_url from the
 // environment, where set.
-func withPostgresEnv(c config) (config, error) {
+func withPostgresEnv(c Config) (Config, error) {
 	if c.postgresFromEnv() == "" {
 		return c, nil
 	}
 	if _, err := pgrecords.ParseURL(c.Records.PostgresURL); err != nil {
-		return c, fmt.Errorf("records.postgres_url (from $%s): is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", postgresURLEnv)
+		return c, fmt.Errorf("records.postgres_url (from $%s): is not a PostgreSQL connection URL; give one such as postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=verify-full", PostgresURLEnv)
 	}
 	return c, nil
 }

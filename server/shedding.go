@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"net/http"
@@ -14,7 +14,7 @@ import (
 // shared by /api/v1/actions and /mcp, and rate_limit's buckets where it
 // is set. Refusals are recorded through d and counted by meter (nil
 // counts none).
-func newGuard(cfg config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.Guard {
+func newGuard(cfg Config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.Guard {
 	g := &shed.Guard{
 		Limiter:       shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait)),
 		BodyLimit:     cfg.BodyLimitBytes,

@@ -1,7 +1,6 @@
-package main
+package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,7 +17,7 @@ import (
 // PostgreSQL sink spooling under dataDir/records-spool. A database that
 // is away does not stop it: the sink spools and retries. The close
 // function closes them all, returning the first fault.
-func openRecords(cfg config, dataDir string, log *slog.Logger) (dispatch.Recorders, func() error, error) {
+func openRecords(cfg Config, dataDir string, log *slog.Logger) (dispatch.Recorders, func() error, error) {
 	var recs dispatch.Recorders
 	var closers []func() error
 	closeAll := func() error {
@@ -47,23 +46,4 @@ func openRecords(cfg config, dataDir string, log *slog.Logger) (dispatch.Recorde
 		recs, closers = append(recs, pg), append(closers, pg.Close)
 	}
 	return recs, closeAll, nil
-}
-
-// readPostgresRecords reads the records f admits from the database of
-// records.postgres_url, as the configuration at cfgPath (or
-// $TZCTX_RECORDS_POSTGRES_URL) gives it. A database no process wrote
-// records to is records.ErrNoRecords.
-func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]dispatch.Record, error) {
-	cfg, err := loadConfig(cfgPath)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Records.PostgresURL == "" {
-		return nil, fmt.Errorf("--from-postgres reads the database of records.postgres_url, which is not set: give the configuration file with --config, or set $%s", postgresURLEnv)
-	}
-	recs, err := pgrecords.Read(ctx, cfg.Records.PostgresURL, f)
-	if errors.Is(err, pgrecords.ErrNoSchema) {
-		return nil, records.ErrNoRecords
-	}
-	return recs, err
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -14,8 +14,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
@@ -24,27 +22,6 @@ import (
 // metricsCanary is a word only the callers of the metrics tests send: no
 // metric may carry it.
 const metricsCanary = "canarymetricsword"
-
-// scrape GETs a /metrics URL and parses the text exposition. It fails the
-// test unless the answer is 200.
-func scrape(t *testing.T, u string) (map[string]*dto.MetricFamily, string) {
-	t.Helper()
-	resp, err := httpClient.Get(u)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d (%v): %.300s", u, resp.StatusCode, err, raw)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(string(raw)))
-	if err != nil {
-		t.Fatalf("GET %s: the answer is not the text exposition format: %v\n%.500s", u, err, raw)
-	}
-	return fams, string(raw)
-}
 
 // series returns the metric of a family whose labels are exactly want,
 // or nil.
@@ -91,7 +68,7 @@ func getStatus(t *testing.T, u string) (int, string) {
 // a credential appear nowhere in the scrape.
 func TestServeMetrics(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(50 * time.Millisecond)
 	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-metrics"), Account: "acme", Application: "ci-bot"}}
 	srv := startServer(t, dataDir, cfg)
@@ -157,7 +134,7 @@ func TestServeMetrics(t *testing.T) {
 		t.Fatal("MCP search of 180 code points was not refused")
 	}
 
-	fams, raw := scrape(t, srv.base+"/metrics")
+	fams, raw := testkit.Scrape(t, srv.base+"/metrics")
 	const rd, viaHTTP, viaMCP = "read_documentation", "http", "mcp-http"
 	want := []struct {
 		account, application, action, transport, outcome string
@@ -225,11 +202,11 @@ func TestServeMetrics(t *testing.T) {
 	}
 
 	// The version metric follows an activation.
-	mustCLI(t, dataDir, "ingest", changedSite(t), "--version", "v2", "--activate")
+	testkit.IngestInto(t, dataDir, "v2", true, testkit.SiteTrees(t, changedSite(t))...)
 	if !waitFor(10*time.Second, func() bool { _, v, _ := health(srv.base); return v == "v2" }) {
 		t.Fatal("the server did not serve v2 within 10 s")
 	}
-	fams, _ = scrape(t, srv.base+"/metrics")
+	fams, _ = testkit.Scrape(t, srv.base+"/metrics")
 	if v := fams["tzctx_served_version_info"].GetMetric(); len(v) != 1 || series(fams, "tzctx_served_version_info", map[string]string{"version": "v2"}) == nil {
 		t.Errorf("after activating v2, tzctx_served_version_info is %v", v)
 	}
@@ -260,14 +237,14 @@ func labelMap(m *dto.Metric) map[string]string {
 // metrics listener stops with the server.
 func TestServeMetricsOnItsOwnAddress(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(50 * time.Millisecond)
 	maddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cfg.MetricsAddr = maddr
 	srv := startServer(t, dataDir, cfg)
 
 	mustRead(t, srv.base, map[string]any{"tree": "cloud"})
-	fams, _ := scrape(t, "http://"+maddr+"/metrics")
+	fams, _ := testkit.Scrape(t, "http://"+maddr+"/metrics")
 	if got := callsOf(fams, "anonymous", "", "read_documentation", "http", "ok"); got != 1 {
 		t.Errorf("calls on metrics_addr: %v, want 1", got)
 	}
@@ -293,7 +270,7 @@ func TestServeMetricsOnItsOwnAddress(t *testing.T) {
 // address or on metrics_addr: /metrics answers as any unknown path.
 func TestServeMetricsOff(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "v1", "--activate")
+	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(50 * time.Millisecond)
 	off := false
 	cfg.Metrics = &off

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -23,12 +23,12 @@ import (
 // a token that may be good.
 func TestServeOIDCOutageWithRateLimit(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "outage", "--activate")
+	ingestSample(t, dataDir, "outage")
 	iss := testkit.NewIssuer(t)
 	cfg := testConfig(50 * time.Millisecond)
 	cfg.OIDC = oidcConfig(iss)
 	cfg.OIDC.JWKSMinRefresh = "100ms"
-	cfg.RateLimit = &rateLimitConfig{PerSecond: 50, Burst: 100}
+	cfg.RateLimit = &RateLimitConfig{PerSecond: 50, Burst: 100}
 	if err := cfg.RateLimit.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestServeOIDCOutageWithRateLimit(t *testing.T) {
 // the account and application bounded as metric labels are, never whole.
 func TestServeOIDCLongNamesBounded(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "names", "--activate")
+	ingestSample(t, dataDir, "names")
 	iss := testkit.NewIssuer(t)
 	cfg := testConfig(50 * time.Millisecond)
 	cfg.OIDC = oidcConfig(iss)
@@ -93,7 +93,7 @@ func TestServeOIDCLongNamesBounded(t *testing.T) {
 	}
 	srv.stop(t)
 
-	recs := parseRecordsJSON(t, mustCLI(t, dataDir, "records", "--json").stdout)
+	recs := parseRecordsJSON(t, recordsJSON(t, dataDir))
 	seen := 0
 	for _, r := range recs {
 		if r.Action != "read_documentation" {
@@ -138,10 +138,10 @@ func fromAddress(t *testing.T, base, ip, action string) int {
 // being refused on their first call; the spent bucket is kept.
 func TestServeBucketsMakeRoomForNewAddresses(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "buckets", "--activate")
+	ingestSample(t, dataDir, "buckets")
 	cfg := testConfig(time.Hour)
 	// A bucket used once is full again in 2 s; a spent one needs 20 s.
-	cfg.RateLimit = &rateLimitConfig{PerSecond: 0.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 50}
+	cfg.RateLimit = &RateLimitConfig{PerSecond: 0.5, Burst: 10, Anonymous: "per_address", MaxBuckets: 50}
 	srv := startServer(t, dataDir, cfg)
 
 	for range 10 {
@@ -210,7 +210,7 @@ func withHost(t *testing.T, method, url, host, token, body string) (*http.Respon
 // passed the guard, or on oidc.resource where that is set.
 func TestServeHostGuard(t *testing.T) {
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "hosts", "--activate")
+	ingestSample(t, dataDir, "hosts")
 	iss := testkit.NewIssuer(t)
 	cfg := testConfig(time.Hour)
 	cfg.OIDC = oidcConfig(iss)

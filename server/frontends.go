@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/metering"
+	"github.com/turnzerocloud/tzctx/internal/plane"
+	"github.com/turnzerocloud/tzctx/mcp"
+	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// frontEnds are what every front end calls: the dispatcher of this build
+// over the store, the credentials it resolves, the MCP front end, and the
+// meter of its calls (nil where metrics are off).
+type frontEnds struct {
+	dispatcher *dispatch.Dispatcher
+	resolver   dispatch.Resolver
+	mcp        *mcp.Server
+	meter      *metering.Meter
+	// close closes the call records' sinks; it runs once the front ends
+	// have stopped.
+	close func() error
+}
+
+// newFrontEnds builds the reader, the dispatcher and the MCP front end
+// over st, as cfg configures them, recording calls to the sinks
+// openRecords opens, to the meter and to log. With operator, the
+// dispatcher also has the operator actions, registered with every other
+// action before any front end is built from its list.
+func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger, operator bool) (fe *frontEnds, err error) {
+	meter := newMeter(cfg, st)
+	limits, err := plane.Limits()
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return nil, fmt.Errorf("the embedded contract set: %w", err)
+	}
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, st)
+	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
+	if err != nil {
+		return nil, err
+	}
+	recs, closeRecords, err := openRecords(cfg, dataDir, log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = closeRecords()
+		}
+	}()
+	// The operator's activations tell MCP clients the lists changed, once
+	// the MCP front end exists.
+	var m *mcp.Server
+	po := plane.Options{Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	if operator {
+		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
+	}
+	d, err := plane.NewWith(po)
+	if err != nil {
+		return nil, err
+	}
+	d.SetCatalog(cat)
+	// A stdio message is held to the bound of an HTTP body, and a
+	// resource URI to what an ID within id_max_length can be escaped to.
+	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	// Every version is warmed before it is served, the one served now
+	// included, so no request pays for loading it.
+	if err := st.SetWarm(context.Background(), reader.Warm); err != nil {
+		log.Error("warming the served version", "error", err.Error())
+	}
+	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: closeRecords}, nil
+}
+
+// closeFrontEnds closes what newFrontEnds opened, logging a fault; Close
+// and ServeStdio run it once their front ends have stopped.
+func closeFrontEnds(fe *frontEnds, log *slog.Logger) {
+	if err := fe.close(); err != nil {
+		log.Error("records", "error", err.Error())
+	}
+}
+
+// newMeter returns the meter of the calls, which reads the served version
+// from st at each scrape, or nil (which records nothing) where cfg turns
+// metrics off.
+func newMeter(cfg Config, st *store.Store) *metering.Meter {
+	if !cfg.MetricsOn() {
+		return nil
+	}
+	return metering.New(metering.Options{Version: func() string { return st.Health().Serving }})
+}
+
+// buildVersion is the module version of this build, "(devel)" for a
+// build from a work tree.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// accessLogged logs one "http" line per request to h, as the HTTP API
+// does: method, path, status and duration, never the query string.
+func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", sw.status, "ms", time.Since(start).Milliseconds())
+	})
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines) through the wrapper.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush lets streamed answers (server-sent events) through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
