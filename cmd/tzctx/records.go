@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
-	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -76,13 +73,13 @@ output forms.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %s (a write in progress, or one a crash cut short)\n", lines(st.Partial, "unfinished last line"))
 			}
 			if asJSON {
-				return printRecordsJSON(cmd.OutOrStdout(), recs)
+				return records.WriteJSONLines(cmd.OutOrStdout(), recs)
 			}
 			if len(recs) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no records match")
 				return nil
 			}
-			return printRecords(cmd.OutOrStdout(), recs)
+			return records.WriteTable(cmd.OutOrStdout(), recs)
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "list records of calls from this time on: RFC 3339, or a duration back from now such as 24h")
@@ -120,48 +117,6 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("--since %q: give an RFC 3339 time such as 2026-12-01T09:00:00Z, or a duration back from now such as 24h or 90m", s)
-}
-
-// cell is a member as a table cell: "-" where empty, quoted where it
-// holds a space or a character that is not printable (a caller's ID may),
-// so every row is one line of cells that split on blanks.
-func cell(s string) string {
-	if s == "" {
-		return "-"
-	}
-	for _, r := range s {
-		if r == ' ' || !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
-
-// printRecords prints records as an aligned table.
-func printRecords(out io.Writer, recs []dispatch.Record) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TIME\tTRANSPORT\tACTION\tSUBJECT\tCODE\tSTATUS\tACCOUNT\tAPPLICATION\tCREDENTIAL\tVERSION\tCODE POINTS\tµs")
-	for _, r := range recs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n",
-			r.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), cell(r.Transport), cell(r.Action), cell(r.Subject), cell(r.Code), r.Status,
-			cell(r.Account), cell(r.Application), cell(r.Credential), cell(r.Version), r.CodePoints,
-			strconv.FormatInt(r.Duration.Microseconds(), 10))
-	}
-	return w.Flush()
-}
-
-// printRecordsJSON prints each record in its on-disk form, one a line.
-func printRecordsJSON(out io.Writer, recs []dispatch.Record) error {
-	for _, r := range recs {
-		b, err := records.Marshal(r)
-		if err != nil {
-			return err
-		}
-		if _, err := out.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // readPostgresRecords reads the records f admits from the database of

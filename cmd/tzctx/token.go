@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,11 +11,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/identity"
 )
-
-// tokenPrefix starts every token tzctx token new makes, so a leaked one
-// is recognised. The rest is 32 random bytes, base64url without padding:
-// never three dot-separated segments, so never taken for a JWT.
-const tokenPrefix = "tzctx_"
 
 func newTokenCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -57,12 +50,11 @@ configuration holds only its digest. With --json, one JSON object
 			if cred.Profiles == nil {
 				cred.Profiles = []string{}
 			}
-			token, err := newToken()
+			token, named, err := identity.NewToken(cred)
 			if err != nil {
 				return err
 			}
-			cred.TokenSHA256 = identity.SHA256(token)
-			return printToken(cmd.OutOrStdout(), token, cred, asJSON)
+			return printToken(cmd.OutOrStdout(), token, named, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -72,15 +64,6 @@ configuration holds only its digest. With --json, one JSON object
 	f.BoolVar(&cred.Admin, "admin", false, "mark the credential as an operator's")
 	f.BoolVar(&asJSON, "json", false, `print {"token": ..., "credential": {...}} as one JSON object`)
 	return cmd
-}
-
-// newToken returns tokenPrefix and 32 bytes from crypto/rand, base64url.
-func newToken() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("read random bytes: %w", err)
-	}
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // printToken writes the token and its credential: as one JSON object, or
