@@ -39,10 +39,12 @@ type Version interface {
 	// include gram. A set page may lack the word the n-gram came from;
 	// an unset page lacks it.
 	Candidates(ctx context.Context, field Field, gram string, set []uint64) error
-	// Memo returns what f computes for key, computing it once per
-	// version, so that what the reader derives of a version lives and
-	// dies with it.
-	Memo(key any, f func() (any, error)) (any, error)
+	// Memo returns what f computes of this version for key, computing
+	// it once per version, so that what the reader derives of a version
+	// lives and dies with it. f is handed the version, so that a
+	// function value that captures nothing serves, and a call allocates
+	// nothing once the value is computed.
+	Memo(key any, f func(Version) (any, error)) (any, error)
 }
 
 // Field is the part of a page whose n-grams Version.Candidates reads.

@@ -107,11 +107,11 @@ func (v *memLayout) Candidates(ctx context.Context, field Field, gram string, se
 	return ctx.Err()
 }
 
-func (v *memLayout) Memo(key any, f func() (any, error)) (any, error) {
+func (v *memLayout) Memo(key any, f func(Version) (any, error)) (any, error) {
 	if x, ok := v.memo.Load(key); ok {
 		return x, nil
 	}
-	x, err := f()
+	x, err := f(v)
 	if err == nil {
 		v.memo.Store(key, x)
 	}

@@ -71,14 +71,14 @@ type searchPagesKey struct{}
 // never changes, so its data never goes stale, and it goes with the
 // version. Nothing here is keyed by a caller's words.
 func pagesOf(v Version) (*searchPages, error) {
-	d, err := v.Memo(searchPagesKey{}, func() (any, error) { return loadSearchPages(v) })
+	d, err := v.Memo(searchPagesKey{}, loadSearchPages)
 	if err != nil {
 		return nil, err
 	}
 	return d.(*searchPages), nil
 }
 
-func loadSearchPages(v Version) (*searchPages, error) {
+func loadSearchPages(v Version) (any, error) {
 	n := v.PageCount()
 	d := &searchPages{tree: make([]Tree, n), index: make([]int, n), route: make([]string, n), title: make([]string, n), headings: make([]string, n)}
 	for _, name := range tzctx.Trees {
@@ -121,13 +121,15 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 		return nil, subject, err
 	}
 	defer v.Release()
-	var trees []Tree
+	// A constant capacity keeps the slice on the stack for the trees
+	// there are.
+	trees := make([]Tree, 0, 4)
 	if tree != "" {
 		t := v.Tree(tree)
 		if t == nil {
 			return nil, subject, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)
 		}
-		trees = []Tree{t}
+		trees = append(trees, t)
 	} else {
 		for _, name := range readable {
 			if t := v.Tree(name); t != nil {
@@ -331,15 +333,17 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 		byWord[w] = s
 		ws = append(ws, s)
 	}
-	// The trees searched, as an ordinal mask.
-	mask := make([]uint64, size)
+	// The trees searched, as an ordinal mask; tmp takes each n-gram's
+	// candidates, and any the pages that may hold a word. One allocation
+	// holds the three.
+	sets := make([]uint64, 3*size)
+	mask, tmp, any := sets[:size:size], sets[size:2*size:2*size], sets[2*size:]
 	for _, t := range trees {
 		first := t.First()
 		for o := first; o < first+len(t.Pages()); o++ {
 			mask[o>>6] |= 1 << (o & 63)
 		}
 	}
-	tmp := make([]uint64, size)
 	// and returns the pages of within whose field holds every n-gram of w.
 	and := func(field Field, w string, within []uint64) ([]uint64, error) {
 		out := append([]uint64(nil), within...)
@@ -357,7 +361,6 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 		}
 		return out, nil
 	}
-	any := make([]uint64, size)
 	for _, s := range ws {
 		var err error
 		if s.cand, err = and(FieldAll, s.w, mask); err != nil {

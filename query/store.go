@@ -58,7 +58,9 @@ func (v storeVersion) Candidates(ctx context.Context, field Field, gram string, 
 	return v.v.Postings(ctx, storeFields[field], gram, set)
 }
 
-func (v storeVersion) Memo(key any, f func() (any, error)) (any, error) { return v.v.Memo(key, f) }
+func (v storeVersion) Memo(key any, f func(Version) (any, error)) (any, error) {
+	return v.v.Memo(key, func() (any, error) { return f(v) })
+}
 
 type storeTree struct{ t *store.Tree }
 
