@@ -49,7 +49,7 @@ func newServerWith(t *testing.T, st *store.Store, limits schemas.Limits) *server
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, st)
+	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, query.FromStore(st))
 	rec := &recorder{}
 	creds := identity.NewStatic([]identity.Credential{
 		{TokenSHA256: identity.SHA256("holder"), Account: "holder", Application: "test", Profiles: []string{"blueprint"}},

@@ -58,7 +58,7 @@ func newHardServer(t *testing.T, opts api.Options) *hardServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, sample)
+	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, query.FromStore(sample))
 	rec := &lockedRecorder{}
 	d, err := plane.New(reader, identity.NewStatic(nil), recorders{rec, dispatch.LogRecorder{Logger: logger}})
 	if err != nil {

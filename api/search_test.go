@@ -140,7 +140,7 @@ func TestQueryWordsAreRecordedNowhere(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	limits, _ := plane.Limits()
-	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, sample)
+	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, query.FromStore(sample))
 	rec := &recorder{}
 	both := recorders{rec, dispatch.LogRecorder{Logger: logger}}
 	d, err := plane.New(reader, identity.NewStatic(nil), both)

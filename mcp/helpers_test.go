@@ -106,7 +106,7 @@ func newFixture(t testing.TB, skills ...catalog.Skill) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := query.NewReader(query.Config{Limits: c.Limits(), Origin: "https://turnzero.ai", Access: query.DefaultAccess(), Catalog: cat}, sample)
+	reader := query.NewReader(query.Config{Limits: c.Limits(), Origin: "https://turnzero.ai", Access: query.DefaultAccess(), Catalog: cat}, query.FromStore(sample))
 	f := &fixture{rec: &memRecorder{}, cat: cat, issuer: testkit.NewIssuer(t)}
 	f.resolver, err = identity.New(context.Background(), testCredentials, &identity.OIDCConfig{Issuer: f.issuer.URL, Audience: f.issuer.Audience, JWKSURL: f.issuer.JWKSURL})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/textmap"
-	"github.com/turnzerocloud/tzctx/store"
 )
 
 // MimeMarkdown is the media type of every documentation text.
@@ -58,8 +57,6 @@ type text interface {
 	Stamp() string
 	Slice(begin, end int) string
 }
-
-var _ text = (*store.Text)(nil)
 
 // memText is a text composed per call, such as a search answer.
 type memText struct {

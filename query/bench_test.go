@@ -75,7 +75,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // proportional to the chunk, not to its offset.
 func BenchmarkChunkOffset(b *testing.B) {
 	st := powershell(b)
-	r := NewReader(Config{Limits: testLimits()}, st)
+	r := NewReader(Config{Limits: testLimits()}, FromStore(st))
 	ctx := context.Background()
 	first, _, err := r.ReadDocumentation(ctx, DocRequest{Tree: str("tzdocs"), Part: str("full")})
 	if err != nil {
@@ -117,7 +117,7 @@ func BenchmarkChunkOffset(b *testing.B) {
 // per path and their ratio.
 func BenchmarkSearch(b *testing.B) {
 	st := powershell(b)
-	r := NewReader(Config{Limits: testLimits()}, st)
+	r := NewReader(Config{Limits: testLimits()}, FromStore(st))
 	v, err := st.Acquire()
 	if err != nil {
 		b.Fatal(err)
@@ -125,6 +125,7 @@ func BenchmarkSearch(b *testing.B) {
 	defer v.Release()
 	trees := []*store.Tree{v.Tree("tzdocs")}
 	o := newOracle(b, v, trees, testLimits().SearchMatchLimit)
+	qv, qtrees := seam(v, trees)
 	qs := o.queries(42, 1000)
 	ctx := context.Background()
 	for b.Loop() {
@@ -135,7 +136,7 @@ func BenchmarkSearch(b *testing.B) {
 				continue
 			}
 			t0 := time.Now()
-			got, err := r.searchText(ctx, v, trees, words, RuleCode(q))
+			got, err := r.searchText(ctx, qv, qtrees, words, RuleCode(q))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -208,7 +209,7 @@ func BenchmarkSearchSuite(b *testing.B) {
 
 func searchSuite(b *testing.B, corpus string, st *store.Store) {
 	lim := testLimits()
-	r := NewReader(Config{Limits: lim}, st)
+	r := NewReader(Config{Limits: lim}, FromStore(st))
 	v, err := st.Acquire()
 	if err != nil {
 		b.Fatal(err)
@@ -216,6 +217,7 @@ func searchSuite(b *testing.B, corpus string, st *store.Store) {
 	defer v.Release()
 	trees := []*store.Tree{v.Tree("tzdocs")}
 	o := newOracle(b, v, trees, lim.SearchMatchLimit)
+	qv, qtrees := seam(v, trees)
 	start := time.Now()
 	peer := newSQLitePeer(b, b.TempDir(), trees, lim.SearchMatchLimit)
 	built := time.Since(start)
@@ -228,7 +230,7 @@ func searchSuite(b *testing.B, corpus string, st *store.Store) {
 		for _, q := range qs {
 			words := QueryWords(q)
 			t0 := time.Now()
-			got, err := r.searchText(ctx, v, trees, words, RuleCode(q))
+			got, err := r.searchText(ctx, qv, qtrees, words, RuleCode(q))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -88,8 +88,8 @@ func (r *Reader) treeTitles() map[string]string {
 	if v, err := r.versions.Acquire(); err == nil {
 		defer v.Release()
 		for _, t := range tzctx.Trees {
-			if tr := v.Tree(t); tr != nil && tr.Title != "" {
-				titles[t] = tr.Title
+			if tr := v.Tree(t); tr != nil && tr.Title() != "" {
+				titles[t] = tr.Title()
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func TestSkillPartsFollowTheirSkill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReader(Config{Limits: testLimits(), Catalog: cat}, sampleStore)
+	r := NewReader(Config{Limits: testLimits(), Catalog: cat}, FromStore(sampleStore))
 	all := func(string) bool { return true }
 	noDocs := func(a string) bool { return a != "read_documentation" }
 

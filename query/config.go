@@ -1,7 +1,3 @@
-// Package query answers the reads of the served-context plane: the
-// documentation texts of read_documentation and read_context, paged by the
-// contract's chunk rules, and word search with the contract's 3/2/1
-// scoring over candidates from the version's n-gram index.
 package query
 
 import (

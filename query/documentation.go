@@ -107,7 +107,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	if i < 0 {
 		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.ContextNotFound, "no page %s in the %s manifest; routes take the form /%s/<path>/ as %s lists them", tried, tree, tree, partID(tree, PartIndex))
 	}
-	p := t.Pages[i]
+	p := t.Pages()[i]
 	pid := ContentID{Kind: KindPage, Tree: tree, Slug: p.Slug(tree)}.String()
 	txt, err := t.Text(p.Route)
 	if err != nil {

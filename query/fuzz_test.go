@@ -19,7 +19,7 @@ import (
 // search of every tree reads all three, and the sample's public origin.
 func fuzzReader() *Reader {
 	return NewReader(Config{Limits: testLimits(), Origin: "https://turnzero.ai",
-		Access: map[string]Access{"cloud": "anonymous", "blueprint": "anonymous", "tzdocs": "anonymous"}}, sampleStore)
+		Access: map[string]Access{"cloud": "anonymous", "blueprint": "anonymous", "tzdocs": "anonymous"}}, FromStore(sampleStore))
 }
 
 // fuzzTree maps a fuzzed byte to no tree or one of the trees.
@@ -246,13 +246,13 @@ func FuzzRoute(f *testing.F) {
 		}
 		if tree != "" {
 			// Normalization is idempotent.
-			tr := v.Tree(tree)
+			tr := StoreVersion(v).Tree(tree)
 			i, c := resolvePage(tr, tree, r.stripOrigin(page))
 			if i2, c2 := resolvePage(tr, tree, c); i2 != i || c2 != c {
 				t.Fatalf("%q resolves to (%d, %q), which resolves to (%d, %q)", page, i, c, i2, c2)
 			}
-			if i >= 0 && tr.Pages[i].Route != c {
-				t.Fatalf("%q resolves to page %d, route %q, read as %q", page, i, tr.Pages[i].Route, c)
+			if i >= 0 && tr.Pages()[i].Route != c {
+				t.Fatalf("%q resolves to page %d, route %q, read as %q", page, i, tr.Pages()[i].Route, c)
 			}
 		}
 		if err != nil {

@@ -80,7 +80,7 @@ func TestMain(m *testing.M) {
 }
 
 func sampleReader(t *testing.T) *Reader {
-	return NewReader(Config{Limits: testLimits(), Origin: "https://turnzero.ai"}, sampleStore)
+	return NewReader(Config{Limits: testLimits(), Origin: "https://turnzero.ai"}, FromStore(sampleStore))
 }
 
 // TestGolden pins the index, outline and page reads of the sample site.

@@ -73,7 +73,7 @@ func TestParseIDRefusesOtherForms(t *testing.T) {
 // a tree, and requires ParseID(id).String() to give it back, with the
 // kind and tree of the read.
 func TestReaderIDsRoundTrip(t *testing.T) {
-	r := NewReader(Config{Limits: testLimits(), Access: map[string]Access{}}, sampleStore)
+	r := NewReader(Config{Limits: testLimits(), Access: map[string]Access{}}, FromStore(sampleStore))
 	ctx := context.Background()
 	check := func(req DocRequest, kind Kind, tree string) {
 		t.Helper()

@@ -1,19 +1,98 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"sync"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/store"
+	"github.com/turnzerocloud/tzctx/internal/textmap"
 )
 
-// Versions hands out the served version; *store.Store is one.
+// Versions hands out the served version. FromStore adapts a *store.Store;
+// another storage layout implements it, and the interfaces below, alone.
 type Versions interface {
-	Acquire() (*store.Version, error)
+	// Acquire returns the served version with a reference the caller
+	// releases, or an error that is ErrNoVersion where none is served.
+	Acquire() (Version, error)
 }
 
-var _ Versions = (*store.Store)(nil)
+// ErrNoVersion is what Versions.Acquire returns, or wraps, where no
+// version is served yet.
+var ErrNoVersion = errors.New("no active version")
+
+// Version is one served, immutable version of the site, as the reader
+// reads it: its trees, and the n-gram candidates its search starts from.
+// Page ordinals number the pages of every tree in tree order
+// (tzctx.Trees), then manifest order, from 0 to PageCount()-1.
+type Version interface {
+	// Name returns the version's name.
+	Name() string
+	// Release drops the reference Acquire handed out.
+	Release()
+	// Tree returns the named tree, or nil where the version lacks it.
+	Tree(name string) Tree
+	// PageCount returns the number of pages across the version's trees.
+	PageCount() int
+	// Candidates sets, in set (one bit per page ordinal, len(set) words of
+	// 64), the bit of every page whose n-grams (grams.Lookup) in field
+	// include gram. A set page may lack the word the n-gram came from;
+	// an unset page lacks it.
+	Candidates(ctx context.Context, field Field, gram string, set []uint64) error
+	// Memo returns what f computes of this version for key, computing
+	// it once per version, so that what the reader derives of a version
+	// lives and dies with it. f is handed the version, so that a
+	// function value that captures nothing serves, and a call allocates
+	// nothing once the value is computed.
+	Memo(key any, f func(Version) (any, error)) (any, error)
+}
+
+// Field is the part of a page whose n-grams Version.Candidates reads.
+type Field int
+
+// The fields of a page's n-grams.
+const (
+	FieldAll      Field = iota // the title and the copy
+	FieldTitle                 // the title
+	FieldHeadings              // the headings' texts
+)
+
+// Tree is one tree of a version: its manifest, its texts, and what search
+// and page reads need of each page.
+type Tree interface {
+	// Title returns the tree's title, "" where its navigation names none.
+	Title() string
+	// Pages returns the manifest's pages in manifest order; the caller
+	// does not change it.
+	Pages() []tzctx.Page
+	// First returns the ordinal of the tree's first page.
+	First() int
+	// PageIndex returns the manifest position of the page with the given
+	// route, or -1.
+	PageIndex(route string) int
+	// Text returns the text under key ("index", "full", "outline" or a
+	// page route), or nil and no error where the version lacks it.
+	Text(key string) (Text, error)
+	// Headings returns the headings of the page with the given route.
+	Headings(route string) ([]tzctx.Heading, error)
+	// SearchBody returns what search matches a page's lower-cased words
+	// against: the page's lower-cased copy, or, with fold true, a copy
+	// whose ASCII letters lower-cased are that copy. It keeps the copy's
+	// line ends where they are, and returns nil where the page is absent.
+	SearchBody(route string) (body []byte, fold bool)
+}
+
+// Text is one stored text: its places (textmap.Layout), its stamp, and
+// its bytes, which the caller does not change.
+type Text interface {
+	textmap.Layout
+	// Stamp returns the SHA-256 of the text, in hex.
+	Stamp() string
+	// Slice returns the code points [begin, end) of the text.
+	Slice(begin, end int) string
+	// Bytes returns the text's UTF-8 bytes.
+	Bytes() []byte
+}
 
 // Reader answers documentation reads from the served version.
 type Reader struct {
@@ -37,16 +116,16 @@ func NewReader(cfg Config, versions Versions) *Reader {
 func (r *Reader) Config() Config { return r.cfg }
 
 // acquire returns the served version, or context_unavailable.
-func (r *Reader) acquire() (*store.Version, error) {
+func (r *Reader) acquire() (Version, error) {
 	v, err := r.versions.Acquire()
-	if errors.Is(err, store.ErrNoVersion) {
+	if errors.Is(err, ErrNoVersion) {
 		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "no site version is served yet; an operator ingests and activates one")
 	}
 	return v, err
 }
 
 // treeText loads one stored text, or context_unavailable.
-func treeText(v *store.Version, tree, key, what string) (*store.Tree, *store.Text, error) {
+func treeText(v Version, tree, key, what string) (Tree, Text, error) {
 	t := v.Tree(tree)
 	if t == nil {
 		return nil, nil, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)

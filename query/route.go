@@ -1,10 +1,6 @@
 package query
 
-import (
-	"strings"
-
-	"github.com/turnzerocloud/tzctx/store"
-)
+import "strings"
 
 // stripOrigin removes the public origin from a page value (A-08 step 2).
 func (r *Reader) stripOrigin(page string) string {
@@ -19,7 +15,7 @@ func (r *Reader) stripOrigin(page string) string {
 // the index prints it, then as a route without the base path. It returns
 // the manifest position, or -1 with the value read in the manifest's form
 // (the first reading), for the detail.
-func resolvePage(t *store.Tree, tree, page string) (int, string) {
+func resolvePage(t Tree, tree, page string) (int, string) {
 	rest := trimSlash(page)
 	var cands []string
 	if first, rem, _ := strings.Cut(rest, "/"); first == tree {

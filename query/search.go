@@ -12,7 +12,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/grams"
-	"github.com/turnzerocloud/tzctx/store"
 )
 
 // ruleCode matches one rule code, such as CTX-07, API-L0-09 or
@@ -55,10 +54,12 @@ func rulePreface(code string) string {
 }
 
 // searchPages holds what scoring reads of a version's pages besides their
-// bodies: lower-cased titles and headings, by page ordinal.
+// bodies: lower-cased titles and headings, by page ordinal, and where to
+// read each body, so that refining a candidate costs one Tree call.
 type searchPages struct {
-	tree     []*store.Tree // by ordinal
-	index    []int         // manifest position by ordinal
+	tree     []Tree   // by ordinal
+	index    []int    // manifest position by ordinal
+	route    []string // route by ordinal
 	title    []string
 	headings []string // lower-cased heading texts joined by "\n"
 }
@@ -69,25 +70,26 @@ type searchPagesKey struct{}
 // pagesOf returns the search data of v, read once per version: a version
 // never changes, so its data never goes stale, and it goes with the
 // version. Nothing here is keyed by a caller's words.
-func pagesOf(v *store.Version) (*searchPages, error) {
-	d, err := v.Memo(searchPagesKey{}, func() (any, error) { return loadSearchPages(v) })
+func pagesOf(v Version) (*searchPages, error) {
+	d, err := v.Memo(searchPagesKey{}, loadSearchPages)
 	if err != nil {
 		return nil, err
 	}
 	return d.(*searchPages), nil
 }
 
-func loadSearchPages(v *store.Version) (*searchPages, error) {
+func loadSearchPages(v Version) (any, error) {
 	n := v.PageCount()
-	d := &searchPages{tree: make([]*store.Tree, n), index: make([]int, n), title: make([]string, n), headings: make([]string, n)}
+	d := &searchPages{tree: make([]Tree, n), index: make([]int, n), route: make([]string, n), title: make([]string, n), headings: make([]string, n)}
 	for _, name := range tzctx.Trees {
 		t := v.Tree(name)
 		if t == nil {
 			continue
 		}
-		for i, p := range t.Pages {
-			o := t.First + i
-			d.tree[o], d.index[o] = t, i
+		first := t.First()
+		for i, p := range t.Pages() {
+			o := first + i
+			d.tree[o], d.index[o], d.route[o] = t, i, p.Route
 			d.title[o] = strings.ToLower(p.Title)
 			hs, err := t.Headings(p.Route)
 			if err != nil {
@@ -119,13 +121,15 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 		return nil, subject, err
 	}
 	defer v.Release()
-	var trees []*store.Tree
+	// A constant capacity keeps the slice on the stack for the trees
+	// there are.
+	trees := make([]Tree, 0, 4)
 	if tree != "" {
 		t := v.Tree(tree)
 		if t == nil {
 			return nil, subject, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)
 		}
-		trees = []*store.Tree{t}
+		trees = append(trees, t)
 	} else {
 		for _, name := range readable {
 			if t := v.Tree(name); t != nil {
@@ -148,7 +152,7 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 // searchText composes the answer text of a search over trees: the
 // rule-code preface where code is set and a page matches, then one line
 // per page, best first.
-func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*store.Tree, words []string, code string) (string, error) {
+func (r *Reader) searchText(ctx context.Context, v Version, trees []Tree, words []string, code string) (string, error) {
 	hits, err := r.score(ctx, v, trees, words)
 	if err != nil {
 		return "", err
@@ -163,7 +167,7 @@ func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*stor
 	}
 	for _, h := range hits {
 		t := sp.tree[h.ord]
-		pg := t.Pages[sp.index[h.ord]]
+		pg := t.Pages()[sp.index[h.ord]]
 		b.WriteString("- [" + pg.Title + "](" + tzctx.LinkTarget(pg.Route) + "):")
 		if line := firstLine(t, pg.Route, words); line != "" {
 			b.WriteString(" " + line)
@@ -176,7 +180,7 @@ func (r *Reader) searchText(ctx context.Context, v *store.Version, trees []*stor
 // wordIndex returns the index of the first w, a lower-cased word, in a
 // page's search body, or -1: in the lower-cased copy itself, or, with fold
 // set, in the copy with its ASCII letters lower-cased, which is the
-// lower-cased copy for such a page (store.Tree.SearchBody).
+// lower-cased copy for such a page (Tree.SearchBody).
 func wordIndex(body []byte, w string, fold bool) int {
 	if !fold {
 		return bytes.Index(body, []byte(w))
@@ -275,7 +279,7 @@ func byteRarity(c byte) int {
 }
 
 // firstLine returns the page's first line holding any word, trimmed.
-func firstLine(t *store.Tree, route string, words []string) string {
+func firstLine(t Tree, route string, words []string) string {
 	lower, fold := t.SearchBody(route)
 	first := -1
 	for _, w := range words {
@@ -306,7 +310,7 @@ func firstLine(t *store.Tree, route string, words []string) string {
 // score returns the top pages of trees for words, best first: score
 // descending, then tree and manifest order (the page ordinal). Exact
 // scores are computed only for pages that can still enter the top.
-func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tree, words []string) ([]hit, error) {
+func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []string) ([]hit, error) {
 	n := v.PageCount()
 	size := (n + 63) / 64
 	// The distinct words, each with its multiplicity and candidate sets:
@@ -329,23 +333,26 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 		byWord[w] = s
 		ws = append(ws, s)
 	}
-	// The trees searched, as an ordinal mask.
-	mask := make([]uint64, size)
+	// The trees searched, as an ordinal mask; tmp takes each n-gram's
+	// candidates, and any the pages that may hold a word. One allocation
+	// holds the three.
+	sets := make([]uint64, 3*size)
+	mask, tmp, any := sets[:size:size], sets[size:2*size:2*size], sets[2*size:]
 	for _, t := range trees {
-		for o := t.First; o < t.First+len(t.Pages); o++ {
+		first := t.First()
+		for o := first; o < first+len(t.Pages()); o++ {
 			mask[o>>6] |= 1 << (o & 63)
 		}
 	}
-	tmp := make([]uint64, size)
 	// and returns the pages of within whose field holds every n-gram of w.
-	and := func(field, w string, within []uint64) ([]uint64, error) {
+	and := func(field Field, w string, within []uint64) ([]uint64, error) {
 		out := append([]uint64(nil), within...)
 		for _, g := range grams.Lookup(w) {
 			if isEmpty(out) {
 				break
 			}
 			clear(tmp)
-			if err := v.Postings(ctx, field, g, tmp); err != nil {
+			if err := v.Candidates(ctx, field, g, tmp); err != nil {
 				return nil, err
 			}
 			for i := range out {
@@ -354,16 +361,15 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 		}
 		return out, nil
 	}
-	any := make([]uint64, size)
 	for _, s := range ws {
 		var err error
-		if s.cand, err = and(store.FieldAll, s.w, mask); err != nil {
+		if s.cand, err = and(FieldAll, s.w, mask); err != nil {
 			return nil, err
 		}
-		if s.title, err = and(store.FieldTitle, s.w, s.cand); err != nil {
+		if s.title, err = and(FieldTitle, s.w, s.cand); err != nil {
 			return nil, err
 		}
-		if s.head, err = and(store.FieldHeadings, s.w, s.cand); err != nil {
+		if s.head, err = and(FieldHeadings, s.w, s.cand); err != nil {
 			return nil, err
 		}
 		for i := range any {
@@ -430,8 +436,7 @@ func (r *Reader) score(ctx context.Context, v *store.Version, trees []*store.Tre
 				return nil, err
 			}
 			score := e.th
-			t := sp.tree[e.ord]
-			body, fold := t.SearchBody(t.Pages[sp.index[e.ord]].Route)
+			body, fold := sp.tree[e.ord].SearchBody(sp.route[e.ord])
 			for _, s := range ws {
 				if s.cand[e.ord>>6]&(1<<(e.ord&63)) != 0 && wordIndex(body, s.w, fold) >= 0 {
 					score += s.times
@@ -488,11 +493,9 @@ func isEmpty(s []uint64) bool {
 
 // Warm derives what the reader reads of v on every search (its pages'
 // lower-cased titles and headings) before v is served, so that the first
-// search after an activation or a start pays nothing for it. It is a
-// store.WarmFunc.
-func (r *Reader) Warm(_ context.Context, v *store.Version) error {
+// search after an activation or a start pays nothing for it. StoreWarm
+// makes it a store.WarmFunc.
+func (r *Reader) Warm(_ context.Context, v Version) error {
 	_, err := pagesOf(v)
 	return err
 }
-
-var _ store.WarmFunc = (*Reader)(nil).Warm

@@ -189,7 +189,7 @@ func (o *oracle) queries(seed uint64, n int) []string {
 // requires byte-identical answers.
 func differential(t *testing.T, st *store.Store, n int) {
 	lim := testLimits()
-	r := NewReader(Config{Limits: lim}, st)
+	r := NewReader(Config{Limits: lim}, FromStore(st))
 	v, err := st.Acquire()
 	if err != nil {
 		t.Fatal(err)
@@ -202,13 +202,14 @@ func differential(t *testing.T, st *store.Store, n int) {
 		}
 	}
 	o := newOracle(t, v, trees, lim.SearchMatchLimit)
+	qv, qtrees := seam(v, trees)
 	bad := 0
 	for _, q := range o.queries(uint64(len(o.pages)), n) {
 		words := QueryWords(q)
 		if len(words) == 0 {
 			continue
 		}
-		got, err := r.searchText(context.Background(), v, trees, words, RuleCode(q))
+		got, err := r.searchText(context.Background(), qv, qtrees, words, RuleCode(q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,4 +230,15 @@ func clip(s string) string {
 		return s[:600] + "…"
 	}
 	return s
+}
+
+// seam returns v and trees as the reader reads them, through the store's
+// adapter; the oracle reads the store itself.
+func seam(v *store.Version, trees []*store.Tree) (Version, []Tree) {
+	qv := StoreVersion(v)
+	qt := make([]Tree, len(trees))
+	for i, t := range trees {
+		qt[i] = qv.Tree(t.Name)
+	}
+	return qv, qt
 }

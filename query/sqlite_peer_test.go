@@ -222,7 +222,7 @@ func (p *sqlitePeer) candidates(raw string) (n int, ok bool, err error) {
 // on the version st serves, over trees in tzctx.Trees order.
 func checkPeer(t *testing.T, st *store.Store) {
 	lim := testLimits()
-	r := NewReader(Config{Limits: lim}, st)
+	r := NewReader(Config{Limits: lim}, FromStore(st))
 	v, err := st.Acquire()
 	if err != nil {
 		t.Fatal(err)
@@ -236,10 +236,11 @@ func checkPeer(t *testing.T, st *store.Store) {
 	}
 	o := newOracle(t, v, trees, lim.SearchMatchLimit)
 	peer := newSQLitePeer(t, t.TempDir(), trees, lim.SearchMatchLimit)
+	qv, qtrees := seam(v, trees)
 	found := 0
 	for _, q := range testkit.SearchQueries {
 		words := QueryWords(q)
-		got, err := r.searchText(t.Context(), v, trees, words, RuleCode(q))
+		got, err := r.searchText(t.Context(), qv, qtrees, words, RuleCode(q))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func BenchmarkReads(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, st)
+	r := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai", Catalog: cat}, query.FromStore(st))
 	ctx := context.Background()
 	str := func(s string) *string { return &s }
 	num := func(n int) *int { return &n }

@@ -1,0 +1,89 @@
+package query
+
+import (
+	"context"
+	"errors"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/store"
+)
+
+// This file is the one place query reads package store: it adapts the
+// store's bbolt-and-bleve layout to the interfaces the reader reads
+// through (Versions, Version, Tree, Text). The adapters are single
+// pointers, so handing one out as an interface allocates nothing.
+
+// FromStore returns the Versions s serves, for NewReader.
+func FromStore(s *store.Store) Versions { return storeVersions{s} }
+
+// StoreVersion returns v as the reader reads it.
+func StoreVersion(v *store.Version) Version { return storeVersion{v} }
+
+// StoreWarm returns warm, such as a Reader's Warm, as a store.WarmFunc,
+// for (*store.Store).SetWarm.
+func StoreWarm(warm func(context.Context, Version) error) store.WarmFunc {
+	return func(ctx context.Context, v *store.Version) error { return warm(ctx, storeVersion{v}) }
+}
+
+type storeVersions struct{ s *store.Store }
+
+func (s storeVersions) Acquire() (Version, error) {
+	v, err := s.s.Acquire()
+	if err != nil {
+		if errors.Is(err, store.ErrNoVersion) {
+			return nil, ErrNoVersion
+		}
+		return nil, err
+	}
+	return storeVersion{v}, nil
+}
+
+type storeVersion struct{ v *store.Version }
+
+// storeFields are the store's index fields, by Field.
+var storeFields = [...]string{FieldAll: store.FieldAll, FieldTitle: store.FieldTitle, FieldHeadings: store.FieldHeadings}
+
+func (v storeVersion) Name() string   { return v.v.Name() }
+func (v storeVersion) Release()       { v.v.Release() }
+func (v storeVersion) PageCount() int { return v.v.PageCount() }
+
+func (v storeVersion) Tree(name string) Tree {
+	if t := v.v.Tree(name); t != nil {
+		return storeTree{t}
+	}
+	return nil
+}
+
+func (v storeVersion) Candidates(ctx context.Context, field Field, gram string, set []uint64) error {
+	return v.v.Postings(ctx, storeFields[field], gram, set)
+}
+
+func (v storeVersion) Memo(key any, f func(Version) (any, error)) (any, error) {
+	return v.v.Memo(key, func() (any, error) { return f(v) })
+}
+
+type storeTree struct{ t *store.Tree }
+
+func (t storeTree) Title() string              { return t.t.Title }
+func (t storeTree) Pages() []tzctx.Page        { return t.t.Pages }
+func (t storeTree) First() int                 { return t.t.First }
+func (t storeTree) PageIndex(route string) int { return t.t.PageIndex(route) }
+
+func (t storeTree) Text(key string) (Text, error) {
+	txt, err := t.t.Text(key)
+	if txt == nil {
+		return nil, err
+	}
+	return txt, err
+}
+
+func (t storeTree) Headings(route string) ([]tzctx.Heading, error) { return t.t.Headings(route) }
+
+func (t storeTree) SearchBody(route string) ([]byte, bool) { return t.t.SearchBody(route) }
+
+var (
+	_ Versions = storeVersions{}
+	_ Version  = storeVersion{}
+	_ Tree     = storeTree{}
+	_ Text     = (*store.Text)(nil)
+)
