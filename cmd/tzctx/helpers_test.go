@@ -3,14 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,13 +14,31 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/internal/testkit"
-	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/turnzerocloud/tzctx/internal/apitest"
+)
+
+// What the tests share with the other package that starts a server.
+type (
+	answer     = apitest.Answer
+	recordLine = apitest.RecordLine
+)
+
+var (
+	httpClient       = apitest.HTTPClient
+	postRaw          = apitest.PostRaw
+	post             = apitest.Post
+	mustRead         = apitest.MustRead
+	health           = apitest.Health
+	waitFor          = apitest.WaitFor
+	freePort         = apitest.FreePort
+	mcpSession       = apitest.MCPSession
+	mcpCall          = apitest.MCPCall
+	parseRecordsJSON = apitest.ParseRecordsJSON
+	rawPost          = apitest.RawPost
+	sha256Hex        = apitest.SHA256Hex
 )
 
 // TestMain silences the server's slog lines: serve, the dispatcher and the
@@ -186,51 +199,6 @@ func editedSample(t *testing.T, name string, edit func(string) string) string {
 	return dst
 }
 
-// answer is a read_documentation answer or refusal.
-type answer struct {
-	query.Answer
-	Error *apiErr `json:"error"`
-}
-
-type apiErr struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
-}
-
-var httpClient = &http.Client{Timeout: 15 * time.Second}
-
-// postRaw POSTs body to an action and returns the status and raw body.
-func postRaw(base, action string, body any, header ...string) (int, []byte, error) {
-	return testkit.PostAction(httpClient, base, action, body, header...)
-}
-
-// post POSTs a read and decodes the answer; an error is a transport or
-// decoding failure, not a refusal.
-func post(base, action string, body any, header ...string) (int, *answer, []byte, error) {
-	code, raw, err := postRaw(base, action, body, header...)
-	if err != nil {
-		return code, nil, raw, err
-	}
-	var a answer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return code, nil, raw, fmt.Errorf("answer is not JSON (%v): %.200q", err, raw)
-	}
-	return code, &a, raw, nil
-}
-
-// mustRead POSTs a read_documentation request that must answer 200.
-func mustRead(t *testing.T, base string, body map[string]any) *answer {
-	t.Helper()
-	code, a, raw, err := post(base, "read_documentation", body)
-	if err != nil {
-		t.Fatalf("read %v: %v", body, err)
-	}
-	if code != http.StatusOK || a.Error != nil {
-		t.Fatalf("read %v: status %d: %s", body, code, raw)
-	}
-	return a
-}
-
 // readWhole reads a text from offset 0 to its end, following next_offset
 // with the stamp, and checks the paging members on the way. It returns the
 // text and its stamp.
@@ -274,42 +242,6 @@ func readWhole(t *testing.T, base string, req map[string]any) (string, string) {
 		t.Fatalf("read %v: stamp %s is not the SHA-256 of the reassembled text", req, stamp)
 	}
 	return b.String(), stamp
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
-// health GETs /healthz and returns the status code and the version named.
-func health(base string) (int, string, error) {
-	resp, err := httpClient.Get(base + "/healthz")
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	var h struct {
-		Status  string `json:"status"`
-		Version string `json:"version"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return resp.StatusCode, "", err
-	}
-	return resp.StatusCode, h.Version, nil
-}
-
-// waitFor polls cond every 20 ms until it holds or the timeout passes.
-func waitFor(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // testServer is an in-process server started with serve.
@@ -368,31 +300,5 @@ func (s *testServer) stop(t *testing.T) error {
 func testConfig(watch time.Duration) server.Config {
 	c := server.DefaultConfig()
 	c.WatchInterval = server.Duration(watch)
-	return c
-}
-
-// mcpSession initializes an MCP client of base's /mcp as the caller of
-// token ("" for none), with any further transport options, and closes it
-// at the test's end.
-func mcpSession(t *testing.T, base, token string, opts ...transport.StreamableHTTPCOption) *client.Client {
-	t.Helper()
-	if token != "" {
-		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	}
-	tr, err := transport.NewStreamableHTTP(base+"/mcp", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatalf("initialize %s/mcp: %v", base, err)
-	}
 	return c
 }

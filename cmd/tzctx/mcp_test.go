@@ -59,17 +59,6 @@ func stdioClient(t testing.TB, bin, dataDir string, env []string, args ...string
 	return c, stderr, time.Since(start)
 }
 
-func mcpCall(t *testing.T, c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
-	t.Helper()
-	req := mcpgo.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = name, args
-	res, err := c.CallTool(context.Background(), req)
-	if err != nil {
-		t.Fatalf("tools/call %s: %v", name, err)
-	}
-	return res
-}
-
 // TestMCPStdioProcesses: two `tzctx mcp` processes and a server share one
 // data directory; each answers through the dispatcher as its caller
 // (--token, TZCTX_TOKEN), logs to stderr alone and never a query's words,

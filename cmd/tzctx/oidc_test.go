@@ -24,26 +24,6 @@ func oidcConfig(iss *testkit.Issuer) *identity.OIDCConfig {
 	return &identity.OIDCConfig{Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.JWKSURL}
 }
 
-// rawPost POSTs body to url with a bearer token and returns the response
-// and its body.
-func rawPost(t *testing.T, url, token, body string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp, raw
-}
-
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 
 // TestServeOIDC: through a real serve with an oidc member, a JWT the

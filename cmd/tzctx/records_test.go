@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,40 +11,6 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/identity"
 	"github.com/turnzerocloud/tzctx/internal/testkit"
 )
-
-// recordLine is one line of `tzctx records --json`.
-type recordLine struct {
-	Time        time.Time `json:"time"`
-	Action      string    `json:"action"`
-	Transport   string    `json:"transport"`
-	Subject     string    `json:"subject"`
-	Code        string    `json:"code"`
-	Status      int       `json:"status"`
-	Credential  string    `json:"credential"`
-	Account     string    `json:"account"`
-	Application string    `json:"application"`
-	Version     string    `json:"version"`
-	CodePoints  int       `json:"code_points"`
-	US          float64   `json:"us"`
-}
-
-// parseRecordsJSON parses the output of `tzctx records --json`, failing
-// the test on a line that is not one JSON object with a time and action.
-func parseRecordsJSON(t *testing.T, out string) []recordLine {
-	t.Helper()
-	var recs []recordLine
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var r recordLine
-		dec := json.NewDecoder(strings.NewReader(sc.Text()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil || r.Time.IsZero() || r.Action == "" {
-			t.Fatalf("records --json line %q is not a record (%v)", sc.Text(), err)
-		}
-		recs = append(recs, r)
-	}
-	return recs
-}
 
 // TestRecordsCommand: calls a server answered are listed by tzctx
 // records while it runs, as a table and as JSON lines, filtered by time,

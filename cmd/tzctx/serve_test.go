@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -257,17 +256,6 @@ func TestServeNoActiveVersion(t *testing.T) {
 	if a := mustRead(t, srv.base, map[string]any{"tree": "cloud"}); a.Text != storedText(t, dataDir, "cloud", "index") {
 		t.Error("served index differs from the stored one after activation")
 	}
-}
-
-// freePort returns a port on 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // TestServeCommand runs `tzctx serve --config FILE --addr ADDR` through
