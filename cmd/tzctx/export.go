@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -43,15 +40,15 @@ FILE.tmp and renamed to FILE once complete, so a failed export leaves no FILE.
 				if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					return errors.New("stdout is a terminal; give a FILE, or redirect stdout to one")
 				}
-				cw := &countingWriter{w: out}
-				if err := st.Export(ctx, name, cw); err != nil {
+				n, err := st.ExportTo(ctx, name, out)
+				if err != nil {
 					return err
 				}
 				// stdout is the archive: the report goes to stderr.
-				fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to stdout (%d bytes)\n", name, cw.n)
+				fmt.Fprintf(cmd.ErrOrStderr(), "exported %s to stdout (%d bytes)\n", name, n)
 				return nil
 			}
-			n, err := exportFile(ctx, st, name, file)
+			n, err := st.ExportFile(ctx, name, file)
 			if err != nil {
 				return err
 			}
@@ -59,51 +56,4 @@ FILE.tmp and renamed to FILE once complete, so a failed export leaves no FILE.
 			return nil
 		},
 	}
-}
-
-// exportFile exports version name to FILE.tmp, syncs it and renames it
-// to file, and returns the archive's size. On any failure FILE.tmp is
-// removed and file is left as it was.
-func exportFile(ctx context.Context, st *store.Store, name, file string) (n int64, err error) {
-	tmp := file + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	cw := &countingWriter{w: f}
-	if err := st.Export(ctx, name, cw); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("export: write %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("export: write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(file)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return cw.n, nil
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
