@@ -395,7 +395,10 @@ func TestFollowStalledStore(t *testing.T) {
 	// so the stall comes in the middle of v2's.
 	proxy := testkit.StartProxy(t, strings.TrimPrefix(s3.Endpoint, "http://"), 32<<10)
 	env := append(s3.Env(), "AWS_ENDPOINT_URL_S3=http://"+proxy.Addr)
-	base, replica := startFollower(t, bin, env, loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms", "request_timeout": "1s", "stall_timeout": "1s"}}`)
+	// The timeouts are short enough to show a stall within the waits
+	// below, and long enough that a loaded machine's pointer read, or a
+	// pause between the proxy's 50 ms sends, never passes them.
+	base, replica := startFollower(t, bin, env, loc, `{"watch_interval": "100ms", "follow": {"interval": "200ms", "request_timeout": "3s", "stall_timeout": "3s"}}`)
 	awaitFollow(t, 90*time.Second, "the replica serves v1", func() (bool, string) {
 		p := getProbe(t, base+"/healthz")
 		return p.Version == "v1" && p.Status == "ok", fmt.Sprintf("%+v", p)
