@@ -60,6 +60,10 @@ http {
 			proxy_pass http://tzctx;
 			proxy_http_version 1.1;
 			proxy_set_header Connection "";
+			# the README's reverse-proxy advice: the replicas' Host guard
+			# answers a loopback Host; nginx would otherwise forward
+			# "Host: tzctx", the upstream's name, and be refused 403.
+			proxy_set_header Host localhost;
 			proxy_next_upstream off;
 		}
 	}
