@@ -20,7 +20,7 @@ run: build
 # overrides it), which then runs the tests pointed at them.
 TOOLS = GO=$(GO) ./.ci/tools
 
-# go test -json goes through internal/testreport, which prints what plain
+# go test -json goes through internal/dev/testreport, which prints what plain
 # go test would (each package's line, each failed test's output) and then
 # every skipped test with its reason and the counts; the whole event
 # stream is kept in bin/test.json. The target's status is go test's.
@@ -30,7 +30,7 @@ RACE = $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && echo -race)
 test:
 	$(GO) vet ./...
 	@mkdir -p bin
-	$(GO) build -o bin/testreport ./internal/testreport/main
+	$(GO) build -o bin/testreport ./internal/dev/testreport/main
 	@[ -n "$(RACE)" ] || echo "make test: no C compiler for cgo (go env CGO_ENABLED is 0), so the tests run without -race; install gcc for the race detector"
 	TZCTX_CORPORA=$(CORPORA) $(TOOLS) bash -o pipefail -c '$(GO) test $(RACE) -timeout 45m -json ./... | tee bin/test.json | bin/testreport'
 
@@ -46,16 +46,16 @@ fuzz:
 # Benchmarks measure against a baseline in the same run and print ratios.
 # `make bench` runs them (-v, so that skips show with their reasons), keeps
 # their output in bin/bench.out, and then writes BENCHMARKS.md from it with
-# `go run ./internal/benchreport/main`, which adds the machine, the date and
+# `go run ./internal/dev/benchreport/main`, which adds the machine, the date and
 # the commit: one table per benchmark with every metric it reported, and the
 # lines it printed. The report is written even when a benchmark fails; the
 # target then fails with go test's status.
-BENCH_PKGS ?= ./query/ ./cmd/tzctx/ ./internal/records/
+BENCH_PKGS ?= ./query/ ./cmd/tzctx/ ./internal/ops/records/
 BENCH_CMD   = $(GO) test -v -run '^$$' -bench . -benchtime 1x -timeout 30m $(BENCH_PKGS)
 bench:
 	@mkdir -p bin
 	{ TZCTX_CORPORA=$(CORPORA) $(BENCH_CMD); echo $$? >bin/bench.rc; } 2>&1 | tee bin/bench.out
-	$(GO) run ./internal/benchreport/main -in bin/bench.out -out BENCHMARKS.md -command "$(BENCH_CMD)"
+	$(GO) run ./internal/dev/benchreport/main -in bin/bench.out -out BENCHMARKS.md -command "$(BENCH_CMD)"
 	@exit $$(cat bin/bench.rc)
 
 # The README's screenshot, docs/console.png, written by the console's

@@ -25,8 +25,8 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/jsonwire"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

@@ -3,7 +3,7 @@ package api
 import (
 	"testing"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/contracts"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
-	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/surface"
+	"github.com/turnzerocloud/tzctx/internal/action/catalog"
+	"github.com/turnzerocloud/tzctx/internal/action/plane"
+	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/api"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/identity"
-	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/action/plane"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/query"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/api"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // panicky is a dispatcher whose every call panics with the caller's

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestCheckReport checks what Check returns for a linter: the trees in

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // cleanText reports whether a page file passes the text checks ingest

@@ -16,7 +16,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // loadTrees reads and checks every tree of opts, in tree order, holding

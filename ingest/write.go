@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/grams"
-	"github.com/turnzerocloud/tzctx/internal/killpoint"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
+	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -1,6 +1,6 @@
 // Package mcp is the MCP front end of the plane: tools, resources and
 // prompts over stdio and streamable HTTP, every one answered through the
-// same dispatcher as HTTP (internal/dispatch), so validation, identity,
+// same dispatcher as HTTP (internal/action/dispatch), so validation, identity,
 // gating and records are HTTP's.
 //
 // The tools are the dispatcher's registered actions, each listed with its

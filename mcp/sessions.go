@@ -15,8 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/shed"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
 // callerKeys are the keys a request's caller is known by: owner, the

@@ -13,7 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/shed"
+	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
 // The defaults of the bounds of HTTPOptions; docs/README state them.

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // MimeMarkdown is the media type of every documentation text.

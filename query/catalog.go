@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // SubjectCatalog is the record subject of every list_context call.

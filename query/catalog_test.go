@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnzerocloud/tzctx/internal/catalog"
+	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // Versions hands out the served version. FromStore adapts a *store.Store;

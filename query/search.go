@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/grams"
+	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
 )
 
 // ruleCode matches one rule code, such as CTX-07, API-L0-09 or

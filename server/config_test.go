@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
 
 // TestLoadConfigFaults: each fault of a configuration file stops the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestServeProbesAnswerHead: HEAD /healthz and HEAD /readyz answer GET's

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/apitest"
-	"github.com/turnzerocloud/tzctx/internal/identity"
-	"github.com/turnzerocloud/tzctx/internal/records"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/apitest"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
+	"github.com/turnzerocloud/tzctx/internal/ops/records"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // hostGuard is the one Host check of a server's every route, in front of

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/metering"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/ops/metering"
 )
 
 // TestServeOIDCOutageWithRateLimit: with rate_limit set, a JWT whose key

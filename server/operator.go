@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/turnzerocloud/tzctx/internal/actions"
+	"github.com/turnzerocloud/tzctx/internal/action/actions"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/follow"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/ops/follow"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/pgrecords"
-	"github.com/turnzerocloud/tzctx/internal/records"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
+	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
 
 // openRecords opens the durable sinks of the call records cfg

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
 
 // mcpMetadataPath is where /mcp's RFC 9728 protected resource metadata is

@@ -21,9 +21,9 @@ import (
 
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/console"
-	"github.com/turnzerocloud/tzctx/internal/follow"
-	"github.com/turnzerocloud/tzctx/internal/metering"
-	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/internal/ops/follow"
+	"github.com/turnzerocloud/tzctx/internal/ops/metering"
+	"github.com/turnzerocloud/tzctx/internal/ops/objstore"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/store"
 )

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/metering"
-	"github.com/turnzerocloud/tzctx/internal/shed"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/ops/metering"
+	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
 // newGuard returns the guard of tzctx serve's calls: max_in_flight slots

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/identity"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
 
 // listenRequest is a protocol 2026-07-28 subscriptions/listen request

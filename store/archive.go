@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
 
 // ArchiveFormat is the layout of the version archives Export writes and

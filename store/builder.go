@@ -17,7 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
 
 var (

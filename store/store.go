@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
 
 const (

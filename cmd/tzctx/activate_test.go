@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 func TestActivate(t *testing.T) {

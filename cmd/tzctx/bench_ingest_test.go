@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // ingestCorpus is a tree folder a benchmark ingests as tzdocs, with a page

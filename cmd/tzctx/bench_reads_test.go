@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
-	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/action/catalog"
+	"github.com/turnzerocloud/tzctx/internal/action/plane"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/query"
 )
 

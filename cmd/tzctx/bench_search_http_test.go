@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // searchRounds is how many times BenchmarkHTTPSearch sends the fixed

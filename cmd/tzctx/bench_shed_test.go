@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // The load of the shedding runs: many more connections than slots.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // procKiB reads a /proc/<pid>/status memory line, in KiB.

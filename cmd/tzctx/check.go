@@ -12,8 +12,8 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/lint"
-	"github.com/turnzerocloud/tzctx/internal/catalog"
-	"github.com/turnzerocloud/tzctx/internal/finding"
+	"github.com/turnzerocloud/tzctx/internal/action/catalog"
+	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 )
 
 // ErrCheckFailed is in the chain of the error tzctx check returns where it

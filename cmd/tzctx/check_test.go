@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest/lint"
-	"github.com/turnzerocloud/tzctx/internal/finding"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 )
 
 // lintSite is the base of each lint case: a tzdocs tree of three listed

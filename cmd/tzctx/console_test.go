@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/console"
-	"github.com/turnzerocloud/tzctx/internal/identity"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/server"
 )
 

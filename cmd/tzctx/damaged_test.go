@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // damageFile inverts one byte in the middle of a version's file.

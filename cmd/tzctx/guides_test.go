@@ -15,8 +15,8 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/turnzerocloud/tzctx/internal/catalog"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/action/catalog"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // shellBlocks returns the contents of a Markdown text's fenced code

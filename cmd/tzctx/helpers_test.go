@@ -13,11 +13,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 
-	"github.com/turnzerocloud/tzctx/internal/apitest"
+	"github.com/turnzerocloud/tzctx/internal/dev/apitest"
 )
 
 // What the tests share with the other package that starts a server.

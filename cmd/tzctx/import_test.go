@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // runCLIIn runs tzctx --data dataDir ARGS... in process with stdin.

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

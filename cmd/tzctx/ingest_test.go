@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestKillDuringCommit: an ingest SIGKILLed at several moments after its

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // buildBinary builds tzctx from this package into a temporary folder.

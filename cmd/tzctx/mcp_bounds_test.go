@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestMCPStdioBoundsMessages runs the real `tzctx mcp` and sends it one

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx/internal/objstore"
+	"github.com/turnzerocloud/tzctx/internal/ops/objstore"
 	"github.com/turnzerocloud/tzctx/server"
 	"github.com/turnzerocloud/tzctx/store"
 )

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx/internal/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/pgrecords"
-	"github.com/turnzerocloud/tzctx/internal/records"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
+	"github.com/turnzerocloud/tzctx/internal/ops/records"
 	"github.com/turnzerocloud/tzctx/server"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/skills"
+	"github.com/turnzerocloud/tzctx/internal/action/plane"
+	"github.com/turnzerocloud/tzctx/internal/action/skills"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

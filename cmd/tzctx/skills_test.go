@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/turnzerocloud/tzctx/internal/plane"
-	"github.com/turnzerocloud/tzctx/internal/skills"
+	"github.com/turnzerocloud/tzctx/internal/action/plane"
+	"github.com/turnzerocloud/tzctx/internal/action/skills"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 

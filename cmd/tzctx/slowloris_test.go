@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // slowlorisConns is how many connections TestServeManyConnections holds

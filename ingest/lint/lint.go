@@ -25,9 +25,9 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source"
-	"github.com/turnzerocloud/tzctx/internal/finding"
-	"github.com/turnzerocloud/tzctx/internal/surface"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
+	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // Trees lints every tree of r, which ingest.Check read from the site

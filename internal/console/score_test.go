@@ -14,7 +14,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/internal/console"
-	"github.com/turnzerocloud/tzctx/internal/textmap"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/query"
 )
 

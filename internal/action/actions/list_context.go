@@ -1,0 +1,29 @@
+package actions
+
+import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/query"
+)
+
+// CatalogLister answers list_context; *query.Reader is one.
+type CatalogLister interface {
+	ListContext(ctx context.Context, req query.ListRequest, listable query.Listable) (*query.ListAnswer, string, error)
+}
+
+var _ CatalogLister = (*query.Reader)(nil)
+
+// ListContext returns the list_context action, answered by r: the
+// catalog this caller may see, a page of entries at a time (CTX-07), the
+// skills and payloads filtered by what reg lets the caller list. Every
+// call is recorded under the catalog.
+func ListContext(r CatalogLister, reg Registry) *dispatch.Action {
+	return define("list_context", func(ctx context.Context, args map[string]any) (any, string, error) {
+		var req query.ListRequest
+		if err := dispatch.Bind(args, &req); err != nil {
+			return nil, query.SubjectCatalog, err
+		}
+		return r.ListContext(ctx, req, listable(ctx, reg))
+	}, func(map[string]any) string { return query.SubjectCatalog })
+}

@@ -1,0 +1,35 @@
+package actions
+
+import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+// ContextReader answers read_context; *query.Reader is one.
+type ContextReader interface {
+	ReadContext(ctx context.Context, req query.ContextRequest, listable query.Listable) (*query.Answer, string, error)
+	// RefusedContextSubject is the record subject of a call refused
+	// before ReadContext runs: never an ID that names no catalog entry.
+	RefusedContextSubject(args map[string]any, idMax int) string
+}
+
+var _ ContextReader = (*query.Reader)(nil)
+
+// ReadContext returns the read_context action, answered by r: one catalog
+// entry by its content ID, among those reg lets the caller list. A
+// call refused before r runs is recorded under the subject r gives its ID
+// where that is within limits.IDMaxLength.
+func ReadContext(r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
+	return define("read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
+		var req query.ContextRequest
+		if err := dispatch.Bind(args, &req); err != nil {
+			return nil, "", err
+		}
+		return r.ReadContext(ctx, req, listable(ctx, reg))
+	}, func(args map[string]any) string {
+		return r.RefusedContextSubject(args, limits.IDMaxLength)
+	})
+}

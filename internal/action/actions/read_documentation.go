@@ -1,0 +1,27 @@
+package actions
+
+import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/query"
+)
+
+// DocumentationReader answers read_documentation; *query.Reader is one.
+type DocumentationReader interface {
+	ReadDocumentation(ctx context.Context, req query.DocRequest) (*query.Answer, string, error)
+}
+
+var _ DocumentationReader = (*query.Reader)(nil)
+
+// ReadDocumentation returns the read_documentation action, answered by r:
+// a tree's index, whole text or outline, one page, or a search (CTX-07).
+func ReadDocumentation(r DocumentationReader) *dispatch.Action {
+	return define("read_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
+		var req query.DocRequest
+		if err := dispatch.Bind(args, &req); err != nil {
+			return nil, query.ContentID{}.Marker(), err
+		}
+		return r.ReadDocumentation(ctx, req)
+	}, query.RefusedDocSubject)
+}

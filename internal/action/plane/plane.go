@@ -1,0 +1,91 @@
+// Package plane assembles the default dispatcher of this build: the
+// served contract of package schemas, and the actions of package actions
+// this build serves, over the reader, the operator actions included where
+// a server has them. It is the one place actions are registered: every
+// front end (HTTP, MCP) is built from the dispatcher it returns; its
+// contract registrations are the build metadata the generated reference
+// shows (CTX-03).
+package plane
+
+import (
+	"github.com/turnzerocloud/tzctx/internal/action/actions"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
+)
+
+// Limits returns the limits of the embedded contract, as schemas.Load
+// reads them; package server configures its reader with them.
+func Limits() (schemas.Limits, error) {
+	c, err := schemas.Load()
+	if err != nil {
+		return schemas.Limits{}, err
+	}
+	return c.Limits(), nil
+}
+
+// served returns the actions this build serves, answered by reader; reg
+// is the dispatcher they are registered with, which says at call time
+// which actions a caller may list.
+func served(reader *query.Reader, limits schemas.Limits, reg actions.Registry) []*dispatch.Action {
+	return []*dispatch.Action{
+		actions.ListContext(reader, reg),
+		actions.ReadContext(reader, limits, reg),
+		actions.ReadDocumentation(reader),
+	}
+}
+
+// Registered returns the names of the actions the default dispatcher of
+// this build registers, in name order: the build metadata the generated
+// reference shows and the liveness of a skill. It builds the
+// dispatcher New builds, over no reader, so it reads the registrations
+// themselves and never infers one from the presence of a schema.
+func Registered() ([]string, error) {
+	d, err := New(nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, a := range d.Actions() {
+		names = append(names, a.Name)
+	}
+	return names, nil
+}
+
+// New returns the dispatcher with this build's actions registered over
+// reader, and no operator action.
+func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Recorder) (*dispatch.Dispatcher, error) {
+	return NewWith(Options{Reader: reader, Resolver: resolver, Recorder: recorder})
+}
+
+// Options are what NewWith builds a dispatcher over.
+type Options struct {
+	Reader   *query.Reader
+	Resolver dispatch.Resolver
+	Recorder dispatch.Recorder
+	// Operator, where set, also registers the operator actions
+	// (admin_status, admin_activate) over it: tzctx serve has them, an
+	// MCP stdio process does not. They are of access admin, so MCP
+	// offers no tool of them and a refusal names none of them.
+	Operator *actions.Operator
+}
+
+// NewWith returns the dispatcher with this build's actions registered
+// as o says, every one before any front end is built from it.
+func NewWith(o Options) (*dispatch.Dispatcher, error) {
+	c, err := schemas.Load()
+	if err != nil {
+		return nil, err
+	}
+	d := dispatch.New(c, o.Resolver, o.Recorder)
+	acts := served(o.Reader, c.Limits(), d)
+	if o.Operator != nil {
+		acts = append(acts, actions.AdminStatus(o.Operator), actions.AdminActivate(o.Operator))
+	}
+	for _, a := range acts {
+		if err := d.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
