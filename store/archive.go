@@ -294,6 +294,23 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// stoppable returns a reader of r whose Read returns ctx's error as soon as
+// ctx is done, even while a Read of r is blocked on a stalled pipe, so that
+// a cancelled import stops at once and cleans up; a blocked Read of r is
+// abandoned. done releases the reader.
+func stoppable(ctx context.Context, r io.Reader) (_ io.Reader, done func()) {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(ctx.Err()) })
+	return pr, func() {
+		stop()
+		pr.Close()
+	}
+}
+
 // Import reads an archive that Export wrote and stores the version it
 // holds, as a build does: the files are written, and hashed as they are,
 // in a staging folder, synced, verified as a server verifies a version
@@ -308,7 +325,9 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (res ImportResult, err error) {
 	defer recovered(&err)
 	s.cleanStaging()
-	src := &ctxReader{ctx: ctx, r: r}
+	sr, done := stoppable(ctx, r)
+	defer done()
+	src := &ctxReader{ctx: ctx, r: sr}
 	// A byte reader, so that gzip reads no byte past its stream.
 	br := bufio.NewReaderSize(src, 1<<20)
 	// fault turns an error of reading the archive into what it means.

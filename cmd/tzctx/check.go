@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,6 +13,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest/lint"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
+	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 )
 
 // ErrCheckFailed is in the chain of the error tzctx check returns where it
@@ -41,7 +41,7 @@ Each finding is printed as FILE:LINE: RULE: MESSAGE. Errors make check exit
 non-zero; warnings do too with --strict.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names, err := readCodeNames(codeNames)
+			names, err := surface.ReadCodeNames(codeNames)
 			if err != nil {
 				return err
 			}
@@ -68,13 +68,11 @@ non-zero; warnings do too with --strict.`,
 						break
 					}
 				}
-				for _, t := range trees {
-					name, dir, ok := strings.Cut(t, "=")
-					if !ok || name == "" || dir == "" {
-						return fmt.Errorf("--tree %q: write --tree NAME=DIR, e.g. --tree cloud=./docs", t)
-					}
-					srcs = append(srcs, ingest.TreeSource{Name: name, Dir: dir})
+				more, err := ingest.TreeFlags(trees)
+				if err != nil {
+					return err
 				}
+				srcs = append(srcs, more...)
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				opts := lim
@@ -100,23 +98,4 @@ non-zero; warnings do too with --strict.`,
 	_ = cmd.Flags().MarkHidden("contracts")
 	addBoundFlags(cmd, &lim)
 	return cmd
-}
-
-// readCodeNames reads a code-name list, one name a line; blank lines and
-// lines starting with # are skipped. No file is no names.
-func readCodeNames(file string) ([]string, error) {
-	if file == "" {
-		return nil, nil
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--code-names: %w; name a file holding one code name a line", err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(raw), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }

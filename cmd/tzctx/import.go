@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,9 +54,7 @@ written; --config names the file that raises it.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			sr, done := stoppable(ctx, r)
-			defer done()
-			res, err := st.Import(ctx, sr, store.ImportOptions{MaxVersionBytes: cfg.MaxVersionSize})
+			res, err := st.Import(ctx, r, store.ImportOptions{MaxVersionBytes: cfg.MaxVersionSize})
 			if file == "-" {
 				file = "stdin"
 			}
@@ -84,21 +81,4 @@ written; --config names the file that raises it.`,
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the imported version the served one")
 	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), for its \"max_version_bytes\" member")
 	return cmd
-}
-
-// stoppable returns a reader of r whose Read returns ctx's error as soon as
-// ctx is done, even while a Read of r is blocked on a stalled pipe, so that
-// SIGINT or SIGTERM stops an import at once and it cleans up; a blocked
-// Read of r is abandoned. done releases the reader.
-func stoppable(ctx context.Context, r io.Reader) (_ io.Reader, done func()) {
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := io.Copy(pw, r)
-		pw.CloseWithError(err)
-	}()
-	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(ctx.Err()) })
-	return pr, func() {
-		stop()
-		pr.Close()
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -46,13 +45,11 @@ version is complete; --activate then makes it the served version.`,
 				}
 				srcs = s
 			}
-			for _, t := range trees {
-				name, dir, ok := strings.Cut(t, "=")
-				if !ok || name == "" || dir == "" {
-					return fmt.Errorf("--tree %q: write --tree NAME=DIR, e.g. --tree cloud=./docs", t)
-				}
-				srcs = append(srcs, ingest.TreeSource{Name: name, Dir: dir})
+			more, err := ingest.TreeFlags(trees)
+			if err != nil {
+				return err
 			}
+			srcs = append(srcs, more...)
 			if err := checkBounds(lim); err != nil {
 				return err
 			}
@@ -71,7 +68,7 @@ version is complete; --activate then makes it the served version.`,
 			if err != nil {
 				return diskFault(g.dataDir(), "nothing was stored", err)
 			}
-			printSummary(cmd.OutOrStdout(), sum)
+			sum.Write(cmd.OutOrStdout())
 			if activate {
 				if err := st.Activate(ctx, sum.Version); err != nil {
 					return diskFault(g.dataDir(), "version "+sum.Version+" is stored, not activated", err)
@@ -113,27 +110,6 @@ func runIngest(ctx context.Context, st *store.Store, opts ingest.Options, w io.W
 		}
 		return sum, err
 	}
-	start := time.Now()
-	last := time.Now()
-	opts.Progress = func(p ingest.Progress) {
-		if time.Since(last) >= 2*time.Second || p.Pages == p.TotalPages {
-			last = time.Now()
-			mb := float64(p.Bytes) / (1 << 20)
-			fmt.Fprintf(w, "ingest: %d/%d pages, %.1f MiB, %.1f MiB/s\n", p.Pages, p.TotalPages, mb, mb/time.Since(start).Seconds())
-		}
-	}
+	opts.Progress = ingest.LogProgress(w)
 	return ingest.Run(ctx, st, opts)
-}
-
-func printSummary(w io.Writer, s *ingest.Summary) {
-	if s.Existing {
-		fmt.Fprintf(w, "identical content is stored already as version %s; nothing new was written\n", s.Version)
-	} else {
-		fmt.Fprintf(w, "version %s\n", s.Version)
-	}
-	for _, t := range s.Trees {
-		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings %4d skipped entries\n", t.Name, t.Pages, t.Bytes, t.Headings, t.Skipped)
-	}
-	fmt.Fprintf(w, "  total: %d trees, %d pages, %d bytes, %d headings, %d skipped entries, %.2f s\n",
-		len(s.Trees), s.Pages, s.Bytes, s.Headings, s.Skipped, s.Seconds)
 }

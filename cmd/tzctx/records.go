@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,7 +40,7 @@ output forms.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := records.Filter{Account: account, Action: action}
 			if since != "" {
-				t, err := parseSince(since, time.Now())
+				t, err := records.ParseSince(since, time.Now())
 				if err != nil {
 					return err
 				}
@@ -66,11 +65,8 @@ output forms.`,
 			if err != nil {
 				return err
 			}
-			if st.Skipped > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %s that %s not records (damage)\n", lines(st.Skipped, "damaged line"), be(st.Skipped))
-			}
-			if st.Partial > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tzctx records: skipped %s (a write in progress, or one a crash cut short)\n", lines(st.Partial, "unfinished last line"))
+			for _, n := range st.Notes() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "tzctx records: "+n)
 			}
 			if asJSON {
 				return records.WriteJSONLines(cmd.OutOrStdout(), recs)
@@ -89,34 +85,6 @@ output forms.`,
 	cmd.Flags().BoolVar(&fromPostgres, "from-postgres", false, "read the records from the PostgreSQL database of records.postgres_url in --config")
 	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (JSON), as tzctx serve reads it; --from-postgres reads its records.postgres_url")
 	return cmd
-}
-
-// lines is "1 <what>" or "n <what>s".
-func lines(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// be is "is" or "are", to agree with n.
-func be(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
-// parseSince reads --since: an RFC 3339 time, or a positive duration back
-// from now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--since %q: give an RFC 3339 time such as 2026-12-01T09:00:00Z, or a duration back from now such as 24h or 90m", s)
 }
 
 // readPostgresRecords reads the records f admits from the database of

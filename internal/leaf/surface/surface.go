@@ -6,6 +6,8 @@
 package surface
 
 import (
+	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -118,3 +120,22 @@ func isWirePath(line string, i int) bool {
 }
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
+
+// ReadCodeNames reads a code-name list (tzctx check --code-names), one name a line; blank lines and
+// lines starting with # are skipped. No file is no names.
+func ReadCodeNames(file string) ([]string, error) {
+	if file == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--code-names: %w; name a file holding one code name a line", err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
@@ -192,4 +193,45 @@ func Last(dir string, n int) ([]dispatch.Record, error) {
 		out = out[len(out)-n:]
 	}
 	return out, nil
+}
+
+// Notes are the lines that tell a reader of records what Read skipped, if
+// anything: damaged lines, and unfinished last lines.
+func (s Stats) Notes() []string {
+	var out []string
+	if s.Skipped > 0 {
+		out = append(out, fmt.Sprintf("skipped %s that %s not records (damage)", lines(s.Skipped, "damaged line"), be(s.Skipped)))
+	}
+	if s.Partial > 0 {
+		out = append(out, fmt.Sprintf("skipped %s (a write in progress, or one a crash cut short)", lines(s.Partial, "unfinished last line")))
+	}
+	return out
+}
+
+// lines is "1 <what>" or "n <what>s".
+func lines(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// be is "is" or "are", to agree with n.
+func be(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// ParseSince reads tzctx records --since: an RFC 3339 time, or a positive duration back
+// from now.
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: give an RFC 3339 time such as 2026-12-01T09:00:00Z, or a duration back from now such as 24h or 90m", s)
 }

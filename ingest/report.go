@@ -1,0 +1,51 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// TreeFlags reads tree folders given as NAME=DIR, as the --tree flags of
+// tzctx ingest and tzctx check give them, in order.
+func TreeFlags(flags []string) ([]TreeSource, error) {
+	var out []TreeSource
+	for _, t := range flags {
+		name, dir, ok := strings.Cut(t, "=")
+		if !ok || name == "" || dir == "" {
+			return nil, fmt.Errorf("--tree %q: write --tree NAME=DIR, e.g. --tree cloud=./docs", t)
+		}
+		out = append(out, TreeSource{Name: name, Dir: dir})
+	}
+	return out, nil
+}
+
+// LogProgress returns a Progress function that writes a plain line to w at
+// most every two seconds, and at the last page: pages, MiB and MiB/s.
+func LogProgress(w io.Writer) func(Progress) {
+	start := time.Now()
+	last := start
+	return func(p Progress) {
+		if time.Since(last) >= 2*time.Second || p.Pages == p.TotalPages {
+			last = time.Now()
+			mb := float64(p.Bytes) / (1 << 20)
+			fmt.Fprintf(w, "ingest: %d/%d pages, %.1f MiB, %.1f MiB/s\n", p.Pages, p.TotalPages, mb, mb/time.Since(start).Seconds())
+		}
+	}
+}
+
+// Write writes the summary as tzctx ingest prints it: the version, a line
+// a tree and the totals.
+func (s *Summary) Write(w io.Writer) {
+	if s.Existing {
+		fmt.Fprintf(w, "identical content is stored already as version %s; nothing new was written\n", s.Version)
+	} else {
+		fmt.Fprintf(w, "version %s\n", s.Version)
+	}
+	for _, t := range s.Trees {
+		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings %4d skipped entries\n", t.Name, t.Pages, t.Bytes, t.Headings, t.Skipped)
+	}
+	fmt.Fprintf(w, "  total: %d trees, %d pages, %d bytes, %d headings, %d skipped entries, %.2f s\n",
+		len(s.Trees), s.Pages, s.Bytes, s.Headings, s.Skipped, s.Seconds)
+}
