@@ -220,6 +220,9 @@ type loadedTree struct {
 	headings int
 	// redirects are the site's redirects, as its Source read them.
 	redirects []source.Redirect
+	// headingTitles and warnings are the Source's (source.Tree).
+	headingTitles bool
+	warnings      []string
 }
 
 // Report is what Check found in a site's trees: every tree as ingest

@@ -95,7 +95,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 	if err := checkRoutes(src, nav.Pages); err != nil {
 		return fail(err)
 	}
-	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects}
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: nav.Warnings}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -112,7 +112,7 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles)
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,10 @@ func checkRoutes(src TreeSource, pages []source.Page) error {
 	return nil
 }
 
-func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64) (*loadedPage, error) {
+// loadPage reads and checks one page. Its title is the navigation's
+// label, else its front matter title, else (where headingTitles) its first
+// level-1 heading, else one derived from its path.
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool) (*loadedPage, error) {
 	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn))
 	name := mp.File
 	if name == "" {
@@ -192,11 +195,22 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if err != nil {
 		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "front matter: " + err.Error(), Fix: "fix the YAML between the --- lines"}
 	}
-	title := oneLine(fm.Title)
+	title := oneLine(strings.TrimSpace(mp.Title))
+	if title == "" {
+		title = oneLine(fm.Title)
+	}
+	m := textmap.Scan(cp)
+	if title == "" && headingTitles {
+		for _, h := range m.Headings {
+			if h.Depth == 1 {
+				title = oneLine(strings.TrimSpace(h.Text))
+				break
+			}
+		}
+	}
 	if title == "" {
 		title = derivedTitle(src.Name, mp.Path)
 	}
-	m := textmap.Scan(cp)
 	p := &loadedPage{
 		Page:     tzctx.Page{Path: mp.Path, Route: tzctx.RouteOf(src.Name, mp.Path), Title: title, Description: oneLine(fm.Description)},
 		copy:     cp,

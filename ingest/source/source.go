@@ -48,6 +48,16 @@ type Tree struct {
 	// Navigation names the navigation file at the folder's root, relative
 	// to it ("docs.json"), for errors about the navigation as a whole.
 	Navigation string
+	// HeadingTitles makes a page without a navigation label or front
+	// matter title take its first level-1 heading as its title, as most
+	// generators do; without it (Mintlify) the title is derived from the
+	// page's path.
+	HeadingTitles bool
+	// Warnings are what the reader could not follow and how it fell back
+	// (a computed navigation read as the folder's default order), each
+	// naming the file and line; ingest prints them and tzctx check
+	// reports them.
+	Warnings []string
 }
 
 // Page is one page of a tree's navigation.
@@ -63,9 +73,17 @@ type Page struct {
 	Tried string
 	// ListedIn is the navigation file that lists the page, relative to
 	// the folder, and Pointer the place of the entry in it (an RFC 6901
-	// JSON pointer for a JSON file).
+	// JSON pointer for a JSON file; "LINE" or "LINE:COL" for another).
 	ListedIn string
 	Pointer  string
+	// Title is the page's label in the navigation; "" where the
+	// navigation gives none (Mintlify's never does): the title is then
+	// the page's front matter title, else as Tree.HeadingTitles says.
+	Title string
+	// Group is the path of navigation group labels the page is listed
+	// under, outermost first; nil at the top level, and for a format whose
+	// groups the outline does not show.
+	Group []string
 }
 
 // Redirect sends a path of the site to another place; a source ending in
