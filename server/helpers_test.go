@@ -41,6 +41,7 @@ var (
 	storedText       = apitest.StoredText
 	dirNames         = apitest.DirNames
 	oidcConfig       = apitest.OIDCConfig
+	activeName       = apitest.ActiveName
 )
 
 // TestMain silences the server's slog lines: the server, the dispatcher

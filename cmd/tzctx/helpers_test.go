@@ -13,7 +13,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/server"
-	"github.com/turnzerocloud/tzctx/store"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/apitest"
 )
@@ -40,6 +39,7 @@ var (
 	storedText       = apitest.StoredText
 	dirNames         = apitest.DirNames
 	oidcConfig       = apitest.OIDCConfig
+	activeName       = apitest.ActiveName
 )
 
 const initializeBody = apitest.InitializeBody
@@ -137,20 +137,6 @@ func parseVersionsFaults(t *testing.T, out string) ([]versionRow, []string) {
 		faults = strings.Split(notes, "\n")
 	}
 	return rows, faults
-}
-
-// activeName reads the ACTIVE pointer of a data directory through the store.
-func activeName(t *testing.T, dataDir string) string {
-	t.Helper()
-	st, err := store.Open(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := st.ActiveName()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // changedSite returns a copy of the sample site whose cloud tree differs

@@ -99,3 +99,17 @@ func DirNames(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// ActiveName reads the ACTIVE pointer of a data directory through the store.
+func ActiveName(t *testing.T, dataDir string) string {
+	t.Helper()
+	st, err := store.Open(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.ActiveName()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
