@@ -42,6 +42,8 @@ var (
 	dirNames         = apitest.DirNames
 	oidcConfig       = apitest.OIDCConfig
 	activeName       = apitest.ActiveName
+	damageFile       = apitest.DamageFile
+	pointAt          = apitest.PointAt
 )
 
 // TestMain silences the server's slog lines: the server, the dispatcher

@@ -40,6 +40,8 @@ var (
 	dirNames         = apitest.DirNames
 	oidcConfig       = apitest.OIDCConfig
 	activeName       = apitest.ActiveName
+	damageFile       = apitest.DamageFile
+	pointAt          = apitest.PointAt
 )
 
 const initializeBody = apitest.InitializeBody
