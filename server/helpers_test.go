@@ -14,7 +14,6 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/dev/apitest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
-	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -38,6 +37,13 @@ var (
 	parseRecordsJSON = apitest.ParseRecordsJSON
 	rawPost          = apitest.RawPost
 	sha256Hex        = apitest.SHA256Hex
+	readWhole        = apitest.ReadWhole
+	storedText       = apitest.StoredText
+	dirNames         = apitest.DirNames
+	oidcConfig       = apitest.OIDCConfig
+	activeName       = apitest.ActiveName
+	damageFile       = apitest.DamageFile
+	pointAt          = apitest.PointAt
 )
 
 // TestMain silences the server's slog lines: the server, the dispatcher
@@ -120,11 +126,6 @@ func ingestSample(t *testing.T, dataDir, version string) {
 	testkit.IngestInto(t, dataDir, version, true, testkit.SiteTrees(t, testkit.SampleSite(t))...)
 }
 
-// oidcConfig trusts iss.
-func oidcConfig(iss *testkit.Issuer) *identity.OIDCConfig {
-	return &identity.OIDCConfig{Issuer: iss.URL, Audience: iss.Audience, JWKSURL: iss.JWKSURL}
-}
-
 // recordsJSON is what tzctx records --json prints of dataDir's records:
 // each record in its stored form, one a line, oldest first.
 func recordsJSON(t *testing.T, dataDir string) string {
@@ -183,4 +184,4 @@ func activate(t *testing.T, dataDir, name string) {
 // privateWords are a query's words no log line may hold (A-27).
 const privateWords = "zanzibarquokka marmaladeheron"
 
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+const initializeBody = apitest.InitializeBody

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -11,11 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/server"
-	"github.com/turnzerocloud/tzctx/store"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/apitest"
 )
@@ -37,9 +34,17 @@ var (
 	mcpSession       = apitest.MCPSession
 	mcpCall          = apitest.MCPCall
 	parseRecordsJSON = apitest.ParseRecordsJSON
-	rawPost          = apitest.RawPost
 	sha256Hex        = apitest.SHA256Hex
+	readWhole        = apitest.ReadWhole
+	storedText       = apitest.StoredText
+	dirNames         = apitest.DirNames
+	oidcConfig       = apitest.OIDCConfig
+	activeName       = apitest.ActiveName
+	damageFile       = apitest.DamageFile
+	pointAt          = apitest.PointAt
 )
+
+const initializeBody = apitest.InitializeBody
 
 // TestMain silences the server's slog lines: serve, the dispatcher and the
 // access log all write to slog.Default().
@@ -136,37 +141,6 @@ func parseVersionsFaults(t *testing.T, out string) ([]versionRow, []string) {
 	return rows, faults
 }
 
-// activeName reads the ACTIVE pointer of a data directory through the store.
-func activeName(t *testing.T, dataDir string) string {
-	t.Helper()
-	st, err := store.Open(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := st.ActiveName()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// dirNames lists the names of the entries of dir, none where it is absent.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // changedSite returns a copy of the sample site whose cloud tree differs
 // from the sample throughout: the HTTP reference page has every "the"
 // upper-cased (same length, changes spread over the page), and the page's
@@ -197,51 +171,6 @@ func editedSample(t *testing.T, name string, edit func(string) string) string {
 		t.Fatal(err)
 	}
 	return dst
-}
-
-// readWhole reads a text from offset 0 to its end, following next_offset
-// with the stamp, and checks the paging members on the way. It returns the
-// text and its stamp.
-func readWhole(t *testing.T, base string, req map[string]any) (string, string) {
-	t.Helper()
-	var b strings.Builder
-	stamp := ""
-	off := 0
-	for i := 0; ; i++ {
-		if i > 10000 {
-			t.Fatalf("read %v: more than 10000 chunks", req)
-		}
-		body := map[string]any{}
-		for k, v := range req {
-			body[k] = v
-		}
-		if off > 0 {
-			body["offset"], body["stamp"] = off, stamp
-		}
-		a := mustRead(t, base, body)
-		if off > 0 && a.Stamp != stamp {
-			t.Fatalf("read %v: stamp changed mid-read without context_changed", body)
-		}
-		if a.Offset != off {
-			t.Fatalf("read %v: answer offset %d, want %d", body, a.Offset, off)
-		}
-		stamp = a.Stamp
-		b.WriteString(a.Text)
-		if a.NextOffset == nil {
-			if utf8.RuneCountInString(b.String()) != a.Total {
-				t.Fatalf("read %v: reassembled %d code points, total says %d", req, utf8.RuneCountInString(b.String()), a.Total)
-			}
-			break
-		}
-		if *a.NextOffset <= off {
-			t.Fatalf("read %v: next_offset %d does not advance past %d", body, *a.NextOffset, off)
-		}
-		off = *a.NextOffset
-	}
-	if stamp != sha256Hex(b.String()) {
-		t.Fatalf("read %v: stamp %s is not the SHA-256 of the reassembled text", req, stamp)
-	}
-	return b.String(), stamp
 }
 
 // testServer is an in-process server started with serve.

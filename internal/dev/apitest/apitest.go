@@ -1,6 +1,7 @@
 // Package apitest holds what the tests of the server and of the command
 // share to call a real server: HTTP API calls and their answers, an MCP
-// client over /mcp, the stored form of call records, and polling.
+// client over /mcp, the stored form of call records, reads checked
+// against the store, the test issuer's oidc member, and polling.
 package apitest
 
 import (

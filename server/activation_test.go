@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -82,10 +82,9 @@ func (l *loader) readSequence(base string) (sequence, bool, error) {
 // a mix; a continuation across the switch is refused with context_changed;
 // once the server serves B, every read is B's.
 func TestActivationUnderLoad(t *testing.T) {
-	site := testkit.SampleSite(t)
 	siteB := changedSite(t)
 	dataDir := t.TempDir()
-	mustCLI(t, dataDir, "ingest", site, "--version", "A", "--activate")
+	ingestSample(t, dataDir, "A")
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
 
 	pageReq := map[string]any{"page": "/cloud/reference/http/", "limit": 1500}
@@ -173,9 +172,9 @@ func TestActivationUnderLoad(t *testing.T) {
 	}) {
 		t.Fatal("the readers did not complete 3 reads each of A within 10 s")
 	}
-	r := mustCLI(t, dataDir, "ingest", siteB, "--version", "B", "--activate")
-	if !strings.HasSuffix(r.stdout, "activated B\n") {
-		t.Fatalf("ingest of B:\n%s", r.stdout)
+	testkit.IngestInto(t, dataDir, "B", true, testkit.SiteTrees(t, siteB)...)
+	if n := activeName(t, dataDir); n != "B" {
+		t.Fatalf("ingest of B: the active version is %q, want B", n)
 	}
 	if !waitFor(5*time.Second, func() bool { _, v, _ := health(srv.base); return v == "B" }) {
 		t.Fatal("the server did not serve B within 5 s of its activation (watch interval 50 ms)")
