@@ -231,6 +231,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if b := bindingOf(ctx); b != nil && b.spliced {
+		slot := &answerSlot{}
+		aw := &answerWriter{ResponseWriter: w, slot: slot}
+		h.inner.ServeHTTP(aw, r.WithContext(withAnswerSlot(ctx, slot)))
+		aw.release()
+		return
+	}
 	h.inner.ServeHTTP(w, r.WithContext(ctx))
 }
 

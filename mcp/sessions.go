@@ -227,6 +227,9 @@ func (sr sessionResolver) ResolveSessionIdManager(r *http.Request) server.Sessio
 type sessionBinding struct {
 	owner string
 	res   *reservation
+	// spliced says the request is a tools/call whose answer the tool
+	// handler encodes (answer.go).
+	spliced bool
 }
 
 type sessionBindingKey struct{}

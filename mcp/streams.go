@@ -161,6 +161,9 @@ func (h *HTTPHandler) admit(ctx context.Context, w http.ResponseWriter, r *http.
 				return ctx, done, false
 			}
 		}
+		// A legacy tools/call's answer is spliced into mcp-go's reply
+		// (answer.go).
+		b.spliced = m.Method == string(mcpgo.MethodToolsCall) && !isModern
 		if m.Method == string(mcpgo.MethodSubscriptionsListen) {
 			if len(body) > h.opts.MaxListenBytes {
 				h.refuseRPC(ctx, w, r, body, http.StatusRequestEntityTooLarge, mcpgo.INVALID_PARAMS, 0,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
 // Dispatcher is what the MCP front end needs of the dispatcher.
@@ -100,7 +101,7 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 		if err != nil {
 			return refusalResult(err), nil
 		}
-		return answerResult(res)
+		return answerResult(ctx, res)
 	}
 	return tool, handle, nil
 }
@@ -147,13 +148,19 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 
 // answerResult is a successful call's result: the answer, as HTTP's body
 // holds it, as structured content, and a text an agent reads directly.
-func answerResult(res any) (*mcpgo.CallToolResult, error) {
+// Over streamable HTTP it is the placeholder whose place the answer's
+// JSON, encoded here once, takes in the reply (splice).
+func answerResult(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
 	raw, err := marshal(res)
 	if err != nil {
 		return nil, err
 	}
+	text := answerText(raw)
+	if r := splice(ctx, text, raw); r != nil {
+		return r, nil
+	}
 	return &mcpgo.CallToolResult{
-		Content:              []mcpgo.Content{mcpgo.NewTextContent(answerText(raw))},
+		Content:              []mcpgo.Content{mcpgo.NewTextContent(text)},
 		StructuredContent:    raw,
 		RawStructuredContent: raw,
 	}, nil
@@ -225,14 +232,8 @@ func contractError(err error) *tzctx.Error {
 	return tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again")
 }
 
-// marshal encodes v as HTTP's writeJSON does, without HTML escaping and
-// without the trailing newline.
+// marshal encodes v as HTTP's writeJSON does (jsonwire), without HTML
+// escaping and without the trailing newline.
 func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonwire.Append(nil, v)
 }
