@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -157,35 +156,6 @@ func answerResult(res any) (*mcpgo.CallToolResult, error) {
 		StructuredContent:    raw,
 		RawStructuredContent: raw,
 	}, nil
-}
-
-// answerText is the text content of an answer: a text read's chunk, then
-// its continuation, stamp and next offset, so a client without structured
-// content can still page; the answer's JSON for any other answer.
-func answerText(raw json.RawMessage) string {
-	var a struct {
-		Text         *string `json:"text"`
-		Continuation string  `json:"continuation"`
-		Stamp        string  `json:"stamp"`
-		NextOffset   *int    `json:"next_offset"`
-	}
-	if json.Unmarshal(raw, &a) != nil || a.Text == nil {
-		return string(raw)
-	}
-	var b strings.Builder
-	b.WriteString(*a.Text)
-	b.WriteString("\n\n")
-	if a.Continuation != "" {
-		b.WriteString(a.Continuation)
-		b.WriteString("\n")
-	}
-	b.WriteString("stamp: " + a.Stamp + "\n")
-	if a.NextOffset == nil {
-		b.WriteString("next_offset: null (this chunk ends the text)")
-	} else {
-		fmt.Fprintf(&b, "next_offset: %d", *a.NextOffset)
-	}
-	return b.String()
 }
 
 // refusalResult is a refused call's result (A-38): isError, the
