@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -83,7 +84,11 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 	}
 	tool := mcpgo.NewToolWithRawSchema(a.Name, a.Description, in)
 	tool.RawOutputSchema = out
+	tool.Title = toolTitle(a.Name)
 	tool.Annotations = mcpgo.ToolAnnotation{
+		// Clients of protocol versions before 2025-06-18 show the
+		// annotations' title; later ones the tool's.
+		Title:           tool.Title,
 		ReadOnlyHint:    mcpgo.ToBoolPtr(a.Annotations.ReadOnly),
 		DestructiveHint: mcpgo.ToBoolPtr(a.Annotations.Destructive),
 		IdempotentHint:  mcpgo.ToBoolPtr(a.Annotations.Idempotent),
@@ -102,6 +107,23 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 		return answerResult(res)
 	}
 	return tool, handle, nil
+}
+
+// toolTitles are what a client shows a person for each tool: the
+// contract names the actions but gives them no display title.
+var toolTitles = map[string]string{
+	"list_context":       "List the served context",
+	"read_context":       "Read a catalog entry",
+	"read_documentation": "Read or search the documentation",
+}
+
+// toolTitle is the display title of the action's tool; an action without
+// one in toolTitles shows its name, its underscores spaces.
+func toolTitle(name string) string {
+	if t, ok := toolTitles[name]; ok {
+		return t
+	}
+	return strings.ReplaceAll(name, "_", " ")
 }
 
 // errNotObject is the schema violation of arguments that are no object.
