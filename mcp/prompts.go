@@ -99,7 +99,7 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 	if len(prompts) == 0 {
 		return prompts
 	}
-	entries, err := s.catalogEntries(ctx)
+	entries, _, err := s.catalogEntries(ctx, false)
 	if err != nil {
 		return nil
 	}

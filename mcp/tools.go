@@ -20,6 +20,8 @@ type Dispatcher interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Check(ctx context.Context, name string, args map[string]any) error
 	Refuse(ctx context.Context, name string, err error) error
+	// ReadWhole reads a text to its end as one recorded call.
+	ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (text, mimeType string, err error)
 	Actions() []*dispatch.Action
 	// CatalogItems gives the contract set's entries, the skills the
 	// prompts are made of among them.
