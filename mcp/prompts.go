@@ -32,9 +32,10 @@ type prompt struct {
 }
 
 // prompts returns a prompt per skill of the catalog (not per part): its
-// name is the skill's, its text the skill's whole text, read through
-// read_context when the prompt is got, and its arguments query and page
-// where the skill drives read_documentation and its steps name them.
+// name is the skill's, its text the skill's text without its front
+// matter, read through read_context when the prompt is got, and its
+// argument query or page where the skill drives read_documentation and
+// its first step sets that member: what a person gives to start it.
 func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 	var out []prompt
 	for _, it := range items {
@@ -44,7 +45,7 @@ func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 		}
 		p := mcpgo.Prompt{Name: name, Title: it.Title, Description: skillDescription(it)}
 		named := map[string]bool{}
-		for _, m := range codeSpan.FindAllStringSubmatch(steps(it.Text), -1) {
+		for _, m := range codeSpan.FindAllStringSubmatch(firstStep(steps(it.Text)), -1) {
 			named[m[1]] = true
 		}
 		drivesDocs := false
@@ -62,6 +63,7 @@ func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 			if err != nil {
 				return nil, err
 			}
+			body = withoutFrontMatter(body)
 			for _, a := range p.Arguments {
 				if v := req.Params.Arguments[a.Name]; v != "" {
 					body += "\n\nUse `" + a.Name + "`: " + v
@@ -97,7 +99,7 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 	if len(prompts) == 0 {
 		return prompts
 	}
-	entries, err := s.catalogEntries(ctx)
+	entries, _, err := s.catalogEntries(ctx, false)
 	if err != nil {
 		return nil
 	}
@@ -124,4 +126,32 @@ func steps(md string) string {
 	}
 	section, _, _ := strings.Cut(rest, "\n## ")
 	return section
+}
+
+// firstStep is the first numbered step of a skill's steps ("1. …" up to
+// "2. "), the one that says what the person gives; the whole text where
+// it numbers none.
+func firstStep(steps string) string {
+	_, rest, ok := strings.Cut("\n"+steps, "\n1. ")
+	if !ok {
+		return steps
+	}
+	first, _, _ := strings.Cut(rest, "\n2. ")
+	return first
+}
+
+// withoutFrontMatter is a skill's text without its YAML front matter
+// (the lines between a first "---" line and the next), which is for a
+// skill loader, not for the model a prompt is handed to; the prompt's
+// description already carries the front matter's.
+func withoutFrontMatter(md string) string {
+	rest, ok := strings.CutPrefix(md, "---\n")
+	if !ok {
+		return md
+	}
+	_, body, ok := strings.Cut(rest, "\n---\n")
+	if !ok {
+		return md
+	}
+	return strings.TrimLeft(body, "\n")
 }

@@ -54,11 +54,13 @@ func OutlineURI(tree string) string { return DocsPrefix + tree + "/outline" }
 const maxRestarts = 3
 
 // catalogEntries lists the whole catalog this caller may see, through
-// list_context, paged to its end.
-func (s *Server) catalogEntries(ctx context.Context) ([]tzctx.CatalogEntry, error) {
+// list_context, paged to its end; withSizes also returns each entry's
+// size in bytes (-1 where unknown), which costs nothing unless asked.
+func (s *Server) catalogEntries(ctx context.Context, withSizes bool) ([]tzctx.CatalogEntry, []int64, error) {
 	var err error
 	for range maxRestarts {
 		var out []tzctx.CatalogEntry
+		var sizes []int64
 		args := map[string]any{}
 		for {
 			var res any
@@ -67,72 +69,68 @@ func (s *Server) catalogEntries(ctx context.Context) ([]tzctx.CatalogEntry, erro
 			}
 			page, ok := res.(dispatch.CatalogPage)
 			if !ok {
-				return nil, fmt.Errorf("list_context answered %T, not a catalog page", res)
+				return nil, nil, fmt.Errorf("list_context answered %T, not a catalog page", res)
 			}
 			entries, stamp, next := page.CatalogPage()
 			out = append(out, entries...)
+			if withSizes {
+				var got []int64
+				if sz, ok := res.(dispatch.EntrySizer); ok {
+					got = sz.EntrySizes()
+				}
+				for i := range entries {
+					if i < len(got) {
+						sizes = append(sizes, got[i])
+					} else {
+						sizes = append(sizes, -1)
+					}
+				}
+			}
 			if next == nil {
-				return out, nil
+				return out, sizes, nil
 			}
 			args = map[string]any{"offset": json.Number(fmt.Sprint(*next)), "stamp": stamp}
 		}
 		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return nil, err
+	return nil, nil, err
 }
 
-// resources lists the caller's catalog as resources, in catalog order; a
-// refusal lists none and is logged.
+// resources lists the caller's catalog as resources, in catalog order,
+// each with its size in bytes where known; a refusal lists none and is
+// logged.
 func (s *Server) resources(ctx context.Context) []mcpgo.Resource {
-	entries, err := s.catalogEntries(ctx)
+	entries, sizes, err := s.catalogEntries(ctx, true)
 	if err != nil {
 		s.log.Warn("mcp resources/list", "code", string(tzctx.ErrorCode(err)))
 		return []mcpgo.Resource{}
 	}
 	out := make([]mcpgo.Resource, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, mcpgo.Resource{URI: ContextURI(e.ID), Name: e.ID, Title: e.Title, MIMEType: e.MimeType,
-			Description: "Catalog entry " + e.ID + "; the tool " + e.Tool + " reads it in chunks."})
+	for i, e := range entries {
+		r := mcpgo.Resource{URI: ContextURI(e.ID), Name: e.ID, Title: e.Title, MIMEType: e.MimeType}
+		size := ""
+		if sizes[i] >= 0 {
+			r.Size = &sizes[i]
+			size = fmt.Sprintf(", %d bytes", sizes[i])
+		}
+		r.Description = "Catalog entry " + e.ID + size + ". Reading the resource returns its whole text in one message; the tool " +
+			e.Tool + " reads it in chunks (offset, limit, stamp), which a client may prefer for a large one."
+		out = append(out, r)
 	}
 	return out
 }
 
 // readWhole reads a text to its end through action, the largest chunks
-// the contract allows, and returns its text and media type. A text that
-// changes under the read is read again from its start.
+// the contract allows, and returns its text and media type: one call to
+// the records however many chunks it takes (dispatch.ReadWhole).
 func (s *Server) readWhole(ctx context.Context, action string, args map[string]any) (string, string, error) {
-	var err error
-	for range maxRestarts {
-		var b strings.Builder
-		call := map[string]any{"limit": json.Number(fmt.Sprint(s.limit))}
-		for k, v := range args {
-			call[k] = v
-		}
-		for {
-			var res any
-			if res, err = s.d.Call(ctx, action, call); err != nil {
-				break
-			}
-			chunk, ok := res.(dispatch.Chunk)
-			if !ok {
-				err = fmt.Errorf("%s answered %T, not a chunk of text", action, res)
-				break
-			}
-			text, mime, stamp, next := chunk.Chunk()
-			b.WriteString(text)
-			if next == nil {
-				return b.String(), mime, nil
-			}
-			call["offset"] = json.Number(fmt.Sprint(*next))
-			call["stamp"] = stamp
-		}
-		if tzctx.ErrorCode(err) != tzctx.ContextChanged {
-			break
-		}
+	text, mime, err := s.d.ReadWhole(ctx, action, args, s.limit)
+	if err != nil {
+		return "", "", readError(err)
 	}
-	return "", "", readError(err)
+	return text, mime, nil
 }
 
 // readError is a refused resource read as mcp-go reports a handler's
@@ -169,7 +167,7 @@ func (s *Server) templates() []template {
 			handle(s.readPageURI)},
 		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
 			mcpgo.WithTemplateTitle("A documentation tree's outline"),
-			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation."),
+			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."),
 			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readOutlineURI)},
 	}

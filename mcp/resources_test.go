@@ -147,8 +147,8 @@ var testSkill = catalog.Skill{
 // TestPromptsAreTheSkills: each skill the catalog lists to the caller is
 // a prompt named after it, with a query argument where the skill drives
 // read_documentation with one in its steps (a member its other sections
-// name is no argument); getting it returns the skill's whole text and the
-// argument given.
+// name is no argument); getting it returns the skill's text without its
+// front matter and the argument given.
 func TestPromptsAreTheSkills(t *testing.T) {
 	f := newFixture(t, testSkill)
 	for name, c := range f.transports(t, "") {
@@ -170,7 +170,7 @@ func TestPromptsAreTheSkills(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := got.Messages[0].Content.(mcpgo.TextContent).Text
-		if !strings.HasPrefix(text, testSkill.Markdown) || !strings.HasSuffix(text, "Use `query`: stamp offset") {
+		if !strings.HasPrefix(text, "# Search\n\n## Steps\n") || !strings.HasSuffix(text, "Use `query`: stamp offset") {
 			t.Errorf("%s: prompt text %q", name, text)
 		}
 		req.Params.Name = "no-such-skill"

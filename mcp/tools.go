@@ -21,6 +21,8 @@ type Dispatcher interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Check(ctx context.Context, name string, args map[string]any) error
 	Refuse(ctx context.Context, name string, err error) error
+	// ReadWhole reads a text to its end as one recorded call.
+	ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (text, mimeType string, err error)
 	Actions() []*dispatch.Action
 	// CatalogItems gives the contract set's entries, the skills the
 	// prompts are made of among them.
@@ -85,7 +87,11 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 	}
 	tool := mcpgo.NewToolWithRawSchema(a.Name, a.Description, in)
 	tool.RawOutputSchema = out
+	tool.Title = toolTitle(a.Name)
 	tool.Annotations = mcpgo.ToolAnnotation{
+		// Clients of protocol versions before 2025-06-18 show the
+		// annotations' title; later ones the tool's.
+		Title:           tool.Title,
 		ReadOnlyHint:    mcpgo.ToBoolPtr(a.Annotations.ReadOnly),
 		DestructiveHint: mcpgo.ToBoolPtr(a.Annotations.Destructive),
 		IdempotentHint:  mcpgo.ToBoolPtr(a.Annotations.Idempotent),
@@ -104,6 +110,23 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 		return answerResult(ctx, res)
 	}
 	return tool, handle, nil
+}
+
+// toolTitles are what a client shows a person for each tool: the
+// contract names the actions but gives them no display title.
+var toolTitles = map[string]string{
+	"list_context":       "List the served context",
+	"read_context":       "Read a catalog entry",
+	"read_documentation": "Read or search the documentation",
+}
+
+// toolTitle is the display title of the action's tool; an action without
+// one in toolTitles shows its name, its underscores spaces.
+func toolTitle(name string) string {
+	if t, ok := toolTitles[name]; ok {
+		return t
+	}
+	return strings.ReplaceAll(name, "_", " ")
 }
 
 // errNotObject is the schema violation of arguments that are no object.
@@ -164,35 +187,6 @@ func answerResult(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
 		StructuredContent:    raw,
 		RawStructuredContent: raw,
 	}, nil
-}
-
-// answerText is the text content of an answer: a text read's chunk, then
-// its continuation, stamp and next offset, so a client without structured
-// content can still page; the answer's JSON for any other answer.
-func answerText(raw json.RawMessage) string {
-	var a struct {
-		Text         *string `json:"text"`
-		Continuation string  `json:"continuation"`
-		Stamp        string  `json:"stamp"`
-		NextOffset   *int    `json:"next_offset"`
-	}
-	if json.Unmarshal(raw, &a) != nil || a.Text == nil {
-		return string(raw)
-	}
-	var b strings.Builder
-	b.WriteString(*a.Text)
-	b.WriteString("\n\n")
-	if a.Continuation != "" {
-		b.WriteString(a.Continuation)
-		b.WriteString("\n")
-	}
-	b.WriteString("stamp: " + a.Stamp + "\n")
-	if a.NextOffset == nil {
-		b.WriteString("next_offset: null (this chunk ends the text)")
-	} else {
-		fmt.Fprintf(&b, "next_offset: %d", *a.NextOffset)
-	}
-	return b.String()
 }
 
 // refusalResult is a refused call's result (A-38): isError, the

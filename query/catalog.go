@@ -34,6 +34,8 @@ type ListAnswer struct {
 	Total           int                  `json:"total"`
 	NextOffset      *int                 `json:"next_offset"`
 	Entries         []tzctx.CatalogEntry `json:"entries"`
+
+	sizes func() []int64 // EntrySizes' sizes, computed when asked
 }
 
 // Catalog returns the whole catalog this caller may see, in catalog order
@@ -151,6 +153,7 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	if end < len(entries) {
 		a.NextOffset = &end
 	}
+	a.sizes = func() []int64 { return r.entrySizes(a.Entries) }
 	return a, SubjectCatalog, nil
 }
 

@@ -21,6 +21,7 @@ import (
 var (
 	_ dispatch.Chunk       = (*query.Answer)(nil)
 	_ dispatch.CatalogPage = (*query.ListAnswer)(nil)
+	_ dispatch.EntrySizer  = (*query.ListAnswer)(nil)
 )
 
 // define returns the named action with handle as its handler and its

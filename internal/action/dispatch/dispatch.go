@@ -157,6 +157,11 @@ func (d *Dispatcher) finish(ctx context.Context, rec *Record, id tzctx.Identity,
 	if err != nil {
 		rec.Code, rec.Status = string(tzctx.ErrorCode(err)), tzctx.StatusOf(err)
 	}
+	if w, ok := ctx.Value(wholeKey{}).(*wholeRecord); ok {
+		// A chunk of a whole read: ReadWhole records the read once.
+		w.add(*rec)
+		return
+	}
 	if d.recorder != nil {
 		d.recorder.Record(ctx, *rec)
 	}

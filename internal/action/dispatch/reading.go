@@ -20,6 +20,13 @@ type CatalogPage interface {
 	CatalogPage() (entries []tzctx.CatalogEntry, stamp string, next *int)
 }
 
+// EntrySizer is a CatalogPage that can tell each entry's size, in bytes
+// of its UTF-8 text, -1 where unknown; a front end listing entries as
+// resources states it. The reader's catalog answer is one.
+type EntrySizer interface {
+	EntrySizes() []int64
+}
+
 // Catalog is the contract set's shared entries with their texts, which
 // the front ends offer beside the actions (MCP makes a prompt of each
 // skill among them); the catalog the server builds from its embedded

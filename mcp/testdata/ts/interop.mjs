@@ -129,7 +129,7 @@ async function main() {
       arguments: Object.keys(args),
       messages: got.messages.length,
       bytes: Buffer.byteLength(text, 'utf8'),
-      startsWithSkill: text.startsWith('---\nname: ' + p.name + '\n'),
+      startsWithSkill: text.startsWith('# ') && !text.includes('\nname: ' + p.name + '\n'),
       endsWithArgument: Object.keys(args).length === 0 || text.endsWith(`: ${Object.values(args).pop()}`),
     };
   } else {
