@@ -225,9 +225,10 @@ func jsNesting(src []byte) (line, depth int) {
 	return line, depth
 }
 
-// jsSourceMapLines maps each line of esbuild's output (0-based index) to the
-// 1-based line of the source it came from, from the source map's mappings.
-func jsSourceMapLines(m string) []int {
+// jsSourceMapLines maps each line of esbuild's output (0-based index) to
+// its mapped columns and the 1-based source lines they came from, from the
+// source map's mappings.
+func jsSourceMapLines(m string) [][][2]int {
 	i := strings.Index(m, `"mappings": "`)
 	if i < 0 {
 		return nil
@@ -236,20 +237,23 @@ func jsSourceMapLines(m string) []int {
 	if j := strings.IndexByte(rest, '"'); j >= 0 {
 		rest = rest[:j]
 	}
-	var out []int
+	var out [][][2]int
 	srcLine := 0
 	for _, genLine := range strings.Split(rest, ";") {
-		first := -1
+		var segs [][2]int
+		col := 0
 		for _, seg := range strings.Split(genLine, ",") {
 			f := jsVLQ(seg)
+			if len(f) == 0 {
+				continue
+			}
+			col += f[0]
 			if len(f) >= 4 {
 				srcLine += f[2]
-				if first < 0 {
-					first = srcLine + 1
-				}
+				segs = append(segs, [2]int{col, srcLine + 1})
 			}
 		}
-		out = append(out, first)
+		out = append(out, segs)
 	}
 	return out
 }
@@ -284,7 +288,7 @@ type jsEval struct {
 	ctx      context.Context
 	name     string
 	buf      []byte
-	lineMap  []int
+	lineMap  [][][2]int
 	opts     Options
 	nodes    int
 	decls    map[string]js.IExpr
@@ -310,15 +314,27 @@ func (e *jsEval) line(data []byte) int {
 		return 0
 	}
 	ln := 1 + bytes.Count(e.buf[:off], []byte("\n"))
-	if e.lineMap != nil {
-		for i := ln - 1; i >= 0 && i < len(e.lineMap); i-- {
-			if e.lineMap[i] > 0 {
-				return e.lineMap[i]
+	col := off - (bytes.LastIndexByte(e.buf[:off], '\n') + 1)
+	if e.lineMap == nil {
+		return ln
+	}
+	// The last mapping at or before the column, else the nearest line
+	// above that has one.
+	for i := ln - 1; i >= 0 && i < len(e.lineMap); i-- {
+		best := 0
+		for _, sg := range e.lineMap[i] {
+			if i < ln-1 || sg[0] <= col || best == 0 {
+				best = sg[1]
+			}
+			if i == ln-1 && sg[0] > col {
+				break
 			}
 		}
-		return 0
+		if best > 0 {
+			return best
+		}
 	}
-	return ln
+	return 0
 }
 
 func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
@@ -506,7 +522,10 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 		}
 		return &JSOpaque{What: "a template literal with expressions", Line: line}, nil
 	case *js.Var:
-		if l := e.line(v.Data); l > 0 {
+		// The parser shares one Var among a name's uses, its Data at the
+		// declaration: its line is the use's only where nothing closer is
+		// known.
+		if l := e.line(v.Data); l > 0 && line == 0 {
 			line = l
 		}
 		n := string(v.Data)
@@ -532,7 +551,7 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 		return &JSOpaque{What: n, Line: line}, nil
 	case *js.DotExpr:
 		name := jsName(v)
-		if l := e.jsLine(v); l > 0 {
+		if l := e.jsLine(v); l > 0 && line == 0 {
 			line = l
 		}
 		base, err := e.eval(v.X, depth, line)
@@ -608,7 +627,7 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 		return o, nil
 	case *js.CallExpr:
 		name := jsName(v.X)
-		if l := e.jsLine(v.X); l > 0 {
+		if l := e.jsLine(v.X); l > 0 && line == 0 {
 			line = l
 		}
 		c := &JSCall{Callee: name, Line: line}
