@@ -94,7 +94,12 @@ type Redirect struct {
 }
 
 // Formats are the Sources in the order Detect tries them.
-var Formats = []Source{Mintlify{}}
+var Formats = []Source{
+	Mintlify{},
+	Docusaurus{},
+	VitePress{},
+	Starlight{},
+}
 
 // Detect returns the Source of the folder: the first of Formats that
 // recognises it, else Mintlify, whose Read then names the docs.json the

@@ -1,0 +1,54 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestJSNavigationCorporaIngest loads the three corpora whose navigation is
+// JavaScript or TypeScript (Docusaurus redux-docs, VitePress vite-docs,
+// Starlight starlight-docs) through ingest, as tzctx ingest --tree does
+// with no other flag: every page's file reads, every route is one page's,
+// and a known page has its route and its title (navigation label, front
+// matter title, or first heading).
+func TestJSNavigationCorporaIngest(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	corpora := os.Getenv("TZCTX_CORPORA")
+	if corpora == "" {
+		corpora = filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpora")
+	}
+	for _, c := range []struct{ name, route, title string }{
+		{"redux-docs", "/tzdocs/tutorials/typescript-quick-start/", "TypeScript Quick Start"},
+		{"vite-docs", "/tzdocs/guide/", "Getting Started"},
+		{"starlight-docs", "/tzdocs/guides/i18n/", "Internationalization (i18n)"},
+	} {
+		dir := filepath.Join(corpora, c.name)
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("corpus %s is absent from %s (set TZCTX_CORPORA)", c.name, corpora)
+			continue
+		}
+		loaded, err := loadTrees(context.Background(), Options{Trees: []TreeSource{{Name: "tzdocs", Dir: dir}}, MaxPageBytes: DefaultMaxPageBytes, MaxLLMSBytes: DefaultMaxLLMSBytes})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		found := false
+		for _, p := range loaded[0].pages {
+			if strings.TrimSpace(p.Title) == "" {
+				t.Errorf("%s: page %s has no title", c.name, p.Route)
+			}
+			if p.Route == c.route {
+				found = true
+				if p.Title != c.title {
+					t.Errorf("%s: %s is titled %q, want %q", c.name, c.route, p.Title, c.title)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no page at %s", c.name, c.route)
+		}
+	}
+}

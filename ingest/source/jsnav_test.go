@@ -1,0 +1,141 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestJSLiterals(t *testing.T) {
+	src := `import type { Config } from '@docusaurus/types'
+import helper from './helper'
+const base = 'guide'
+const shared = { c: 3 }
+const list = ['x', ...['y']]
+const config: Config = {
+  a: 'one', 'b': "two\u0021", n: -4, t: ` + "`tpl`" + `, ok: true, nothing: null,
+  ref: base, ...shared, arr: [...list, base],
+  call: defineThing({ k: 1 }),
+  imp: helper,
+  env: process.env.SECRET,
+} satisfies Config
+export default config
+`
+	m, err := ParseJSModule(context.Background(), "x.ts", []byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Default.(*JSObject)
+	if got := strings.Join(o.Keys, ","); got != "a,b,n,t,ok,nothing,ref,c,arr,call,imp,env" {
+		t.Fatalf("keys %s", got)
+	}
+	want := map[string]any{"a": "one", "b": "two!", "n": -4.0, "t": "tpl", "ok": true, "nothing": nil, "ref": "guide", "c": 3.0, "arr": []any{"x", "y", "guide"}}
+	for k, w := range want {
+		if !reflect.DeepEqual(o.Values[k], w) {
+			t.Errorf("%s = %#v, want %#v", k, o.Values[k], w)
+		}
+	}
+	if c, ok := o.Values["call"].(*JSCall); !ok || c.Callee != "defineThing" || c.Line != 9 {
+		t.Errorf("call = %#v, want defineThing on line 9", o.Values["call"])
+	}
+	if x, ok := o.Values["imp"].(*JSOpaque); !ok || !strings.Contains(x.What, "./helper") || x.Line != 10 {
+		t.Errorf("imp = %#v, want opaque import on line 10", o.Values["imp"])
+	}
+	if x, ok := o.Values["env"].(*JSOpaque); !ok || x.What != "process.env.SECRET" {
+		t.Errorf("env = %#v, want opaque process.env.SECRET", o.Values["env"])
+	}
+	if o.Lines["a"] != 7 || o.Lines["arr"] != 8 {
+		t.Errorf("lines %v, want a on 7, arr on 8", o.Lines)
+	}
+	if v, err := JSObjectLiteral(context.Background(), "_meta.js", []byte(`module.exports = {index: 'Home', about: {title: 'About'}}`), Options{}); err != nil || v.(*JSObject).Values["index"] != "Home" {
+		t.Fatalf("JSObjectLiteral = %#v, %v", v, err)
+	}
+}
+
+// TestJSHostileModules: code is never run, so a module that reads files,
+// the environment, imports from outside the folder or loops for ever
+// reads as opaque values at once; size and nesting are refused with a
+// message naming the file and the fix.
+func TestJSHostileModules(t *testing.T) {
+	t.Setenv("TZCTX_JS_SECRET", "leaked")
+	ctx := context.Background()
+	for name, src := range map[string]string{
+		"fs":       `const fs = require('fs'); module.exports = { docs: JSON.parse(fs.readFileSync('/etc/passwd', 'utf8')) }`,
+		"env":      `export default { docs: [process.env.TZCTX_JS_SECRET] }`,
+		"outside":  `import side from '../../outside.js'; export default { docs: side }`,
+		"loop":     `while (true) {}; for (;;) {}; export default { docs: (() => { for(;;){} })() }`,
+		"allocate": `const a = []; for (;;) a.push(new Array(1e9)); export default { docs: a }`,
+	} {
+		m, err := ParseJSModule(ctx, name+".js", []byte(src), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		docs := m.Default.(*JSObject).Values["docs"]
+		if strings.Contains(strings.ToLower(jsDescribe(docs)+jsDescribe(jsFirst(docs))), "leaked") {
+			t.Fatalf("%s: the environment was read: %#v", name, docs)
+		}
+		switch v := docs.(type) {
+		case *JSOpaque, *JSCall:
+		case []any:
+			if len(v) > 0 && !isOpaque(v[0]) {
+				t.Fatalf("%s: docs = %#v, want opaque", name, docs)
+			}
+		default:
+			t.Fatalf("%s: docs = %#v, want opaque", name, docs)
+		}
+	}
+
+	big := append([]byte("module.exports = {a: '"), make([]byte, 50<<20)...)
+	for i := 22; i < len(big); i++ {
+		big[i] = 'x'
+	}
+	big = append(big, "'}"...)
+	if _, err := ParseJSModule(ctx, "big.js", big, Options{}); err == nil || !strings.Contains(err.Error(), "big.js") || !strings.Contains(err.Error(), "bound") {
+		t.Fatalf("50 MB module: %v, want a refusal naming the file and the bound", err)
+	}
+	deep := "module.exports = " + strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	if _, err := ParseJSModule(ctx, "deep.js", []byte(deep), Options{}); err == nil || !strings.Contains(err.Error(), "deep.js line 1") || !strings.Contains(err.Error(), "--max-nav-depth") {
+		t.Fatalf("deep module: %v, want a refusal naming the file, line and flag", err)
+	}
+	deep = "module.exports = " + strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	if _, err := ParseJSModule(ctx, "deep.js", []byte(deep), Options{}); err == nil || !strings.Contains(err.Error(), "nest deeper than 64") {
+		t.Fatalf("values nested 100 deep: %v, want the depth bound", err)
+	}
+	many := "module.exports = [" + strings.Repeat("1,", 5000) + "]"
+	if _, err := ParseJSModule(ctx, "many.js", []byte(many), Options{MaxNodes: 1000}); err == nil || !strings.Contains(err.Error(), "more than 1000 values") {
+		t.Fatalf("5000 values: %v, want the node bound", err)
+	}
+}
+
+func isOpaque(v any) bool {
+	_, ok := v.(*JSOpaque)
+	return ok
+}
+
+func jsFirst(v any) any {
+	if a, ok := v.([]any); ok && len(a) > 0 {
+		return a[0]
+	}
+	return nil
+}
+
+// TestJSConfigOutsideNotRead: a module in a folder is read through sitefs,
+// and a 50 MB navigation file is refused before it is read.
+func TestJSConfigOverBound(t *testing.T) {
+	dir := folder(t, map[string]string{"docusaurus.config.js": "module.exports = {}", "docs/a.md": "# A\n"})
+	p := filepath.Join(dir.Dir(), "sidebars.js")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(50 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := ReadJSModule(context.Background(), dir, "sidebars.js", Options{}); err == nil || !strings.Contains(err.Error(), "sidebars.js") || !strings.Contains(err.Error(), "--max-manifest-bytes") {
+		t.Fatalf("50 MB sidebars.js: %v", err)
+	}
+}

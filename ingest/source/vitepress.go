@@ -1,0 +1,218 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+)
+
+// VitePress reads a VitePress site: .vitepress/config.* (at the folder's
+// root or in a subfolder such as docs/) and its themeConfig.sidebar, an
+// array of items ({text, link, items, base}) or an object keyed by path
+// whose values are such arrays or {base, items}. A link names the page
+// file at that path below srcDir (default the config's folder): "/guide/"
+// is guide/index.md, "/guide/cli" guide/cli.md; .html and .md endings are
+// dropped; external links are skipped. Pages no sidebar lists follow in
+// name order. Only the root locale is read: the folders of the other
+// locales (the keys of locales besides root) are left out.
+type VitePress struct{}
+
+var _ Source = VitePress{}
+
+var vitepressConfigs = []string{".vitepress/config.ts", ".vitepress/config.mts", ".vitepress/config.js", ".vitepress/config.mjs", ".vitepress/config.cts", ".vitepress/config.cjs"}
+
+// Format implements Source.
+func (VitePress) Format() string { return "vitepress" }
+
+// Recognises implements Source: the folder or one of its subfolders holds
+// .vitepress/config.*.
+func (VitePress) Recognises(dir *sitefs.Folder) bool {
+	return jsFindConfig(context.Background(), dir, vitepressConfigs) != ""
+}
+
+type vpReader struct {
+	ctx    context.Context
+	dir    *sitefs.Folder
+	opts   Options
+	tree   *Tree
+	src    string // srcDir relative to the tree folder
+	cfg    string
+	listed map[string]bool
+	warned bool
+}
+
+// Read implements Source.
+func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
+	opts = jsDefaults(opts)
+	cfgName := jsFindConfig(ctx, dir, vitepressConfigs)
+	if cfgName == "" {
+		return nil, fmt.Errorf("%s holds no .vitepress/config.ts or .js: give the folder holding .vitepress", dir.Dir())
+	}
+	mod, err := ReadJSModule(ctx, dir, cfgName, opts)
+	if err != nil {
+		return nil, err
+	}
+	root := path.Dir(path.Dir(cfgName))
+	r := &vpReader{ctx: ctx, dir: dir, opts: opts, cfg: cfgName, tree: &Tree{Navigation: cfgName, HeadingTitles: true}, listed: map[string]bool{}, src: root}
+	conf, _ := jsUnwrapCall(mod.Default).(*JSObject)
+	if conf == nil {
+		r.warn(jsWarn(cfgName, mod.Default, "the folder's pages in name order"))
+	}
+	if s, ok := jsStr(conf.Get("title")); ok {
+		r.tree.Name = s
+	}
+	if s, ok := jsStr(conf.Get("srcDir")); ok {
+		r.src = path.Clean(path.Join(root, s))
+		if path.IsAbs(s) || r.src == ".." || strings.HasPrefix(r.src, "../") {
+			return nil, fmt.Errorf("%s: srcDir %q is outside the tree folder %s: give the folder holding both", cfgName, s, dir.Dir())
+		}
+	}
+	locales := map[string]bool{}
+	if lo, ok := conf.Get("locales").(*JSObject); ok {
+		for _, k := range lo.Keys {
+			if k != "root" {
+				locales[strings.Trim(k, "/")] = true
+			}
+		}
+	}
+	var theme *JSObject
+	if conf != nil {
+		theme, _ = conf.Get("themeConfig").(*JSObject)
+		if theme == nil && conf.Get("themeConfig") != nil {
+			r.warn(jsWarn(cfgName, conf.Get("themeConfig"), "the folder's pages in name order"))
+		}
+	}
+	switch sb := theme.Get("sidebar").(type) {
+	case nil:
+	case []any:
+		r.items(sb, "", nil, conf.Lines["themeConfig"], 0)
+	case *JSObject:
+		for _, k := range sb.Keys {
+			switch v := sb.Values[k].(type) {
+			case []any:
+				r.items(v, "", nil, sb.Lines[k], 0)
+			case *JSObject:
+				base, _ := jsStr(v.Get("base"))
+				if items, ok := v.Get("items").([]any); ok {
+					r.items(items, base, nil, sb.Lines[k], 0)
+				}
+			default:
+				r.warn(jsWarn(cfgName, v, "the folder's pages in name order"))
+			}
+		}
+	default:
+		r.warn(jsWarn(cfgName, sb, "the folder's pages in name order"))
+	}
+	files, err := jsWalk(ctx, dir, r.src, opts, func(rel string, isDir bool) bool {
+		sub := strings.TrimPrefix(rel, r.src+"/")
+		if r.src == "." {
+			sub = rel
+		}
+		return isDir && (locales[sub] || sub == "public" || sub == "node_modules")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.src, err)
+	}
+	for _, f := range files {
+		p := strings.TrimSuffix(f, path.Ext(f))
+		if r.src != "." {
+			p = strings.TrimPrefix(p, r.src+"/")
+		}
+		if !r.listed[p] {
+			r.listed[p] = true
+			r.tree.Pages = append(r.tree.Pages, Page{Path: p, File: f, ListedIn: cfgName})
+		}
+	}
+	return r.tree, nil
+}
+
+func (r *vpReader) warn(s string) {
+	if !r.warned {
+		r.warned = true
+		r.tree.Warnings = append(r.tree.Warnings, s)
+	}
+}
+
+// items lists sidebar items under group; base prefixes their links.
+func (r *vpReader) items(list []any, base string, group []string, line, depth int) {
+	if depth > r.opts.MaxDepth {
+		r.warn(fmt.Sprintf("%s line %d: the sidebar nests deeper than %d; the rest is read in name order", r.cfg, line, r.opts.MaxDepth))
+		return
+	}
+	for _, it := range list {
+		o, ok := it.(*JSObject)
+		if !ok {
+			r.warn(jsWarn(r.cfg, it, "the folder's pages in name order"))
+			continue
+		}
+		l := line
+		if x := o.Lines["text"]; x > 0 {
+			l = x
+		}
+		text, _ := jsStr(o.Get("text"))
+		b := base
+		if s, ok := jsStr(o.Get("base")); ok {
+			b = s
+		}
+		if link, ok := jsStr(o.Get("link")); ok {
+			r.link(b+link, text, group, l)
+		} else if o.Get("link") != nil {
+			r.warn(jsWarn(r.cfg, o.Get("link"), "the folder's pages in name order"))
+		}
+		switch items := o.Get("items").(type) {
+		case nil:
+		case []any:
+			g := group
+			if text != "" {
+				g = docuAppend(group, text)
+			}
+			r.items(items, b, g, l, depth+1)
+		default:
+			r.warn(jsWarn(r.cfg, items, "the folder's pages in name order"))
+		}
+	}
+}
+
+// link lists the page a sidebar link names.
+func (r *vpReader) link(link, text string, group []string, line int) {
+	if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") || strings.HasPrefix(link, "//") {
+		r.tree.Skipped++
+		return
+	}
+	if i := strings.IndexAny(link, "#?"); i >= 0 {
+		link = link[:i]
+	}
+	p := strings.TrimPrefix(path.Clean("/"+link), "/")
+	switch {
+	case p == "":
+		p = "index"
+	case strings.HasSuffix(link, "/"):
+		p += "/index"
+	}
+	for _, ext := range []string{".html", ".md"} {
+		p = strings.TrimSuffix(p, ext)
+	}
+	if r.listed[p] {
+		return
+	}
+	r.listed[p] = true
+	pg := Page{Path: p, ListedIn: r.cfg, Pointer: strconv.Itoa(line), Title: text, Group: group}
+	base := p
+	if r.src != "." {
+		base = r.src + "/" + p
+	}
+	switch {
+	case r.dir.Exists(base + ".md"):
+		pg.File = base + ".md"
+	case !strings.HasSuffix(p, "/index") && p != "index" && r.dir.Exists(base+"/index.md"):
+		pg.Path, pg.File = p+"/index", base+"/index.md"
+		r.listed[pg.Path] = true
+	default:
+		pg.Tried = base + ".md"
+	}
+	r.tree.Pages = append(r.tree.Pages, pg)
+}
