@@ -140,7 +140,7 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	}
 	stamp := catalogStamp(entries)
 	if req.Stamp != nil && *req.Stamp != stamp {
-		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the catalog has changed since that stamp; list it again from offset 0 without a stamp")
+		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the stamp does not match the catalog this connection may see: it came from a text or another connection's catalog, or the catalog has changed since; list it again from offset 0 without a stamp, or send the stamp the last list_context answer returned")
 	}
 	off := 0
 	if req.Offset != nil {
