@@ -154,3 +154,56 @@ func TestToolTreesAreTheCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitDescriptionSaysWhatAChunkHolds: a chunk read from an offset
+// that is no place starts earlier and holds more than the limit, so the
+// limit's description an agent reads in tools/list says so rather than
+// calling the limit a maximum.
+func TestLimitDescriptionSaysWhatAChunkHolds(t *testing.T) {
+	f := newFixture(t)
+	first := f.api(t, "read_documentation", map[string]any{"tree": "cloud", "part": "full", "limit": 200}, "")
+	over := false
+	for off := 1; off < 400 && !over; off++ {
+		a := f.api(t, "read_documentation", map[string]any{"tree": "cloud", "part": "full", "limit": 200, "offset": off, "stamp": first.Stamp}, "")
+		over = a.status == 200 && len([]rune(a.Text)) > 200
+	}
+	if !over {
+		t.Fatal("no chunk of the cloud whole text read at offsets 1 to 399 holds more than its limit of 200")
+	}
+	res, err := f.httpClient(t, "").ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := 0
+	for _, tool := range res.Tools {
+		raw, _ := json.Marshal(tool)
+		var s struct {
+			InputSchema struct {
+				Properties struct {
+					Limit struct {
+						Ref string `json:"$ref"`
+					} `json:"limit"`
+				} `json:"properties"`
+				Defs struct {
+					Limit struct {
+						Description string `json:"description"`
+					} `json:"limit"`
+				} `json:"$defs"`
+			} `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.InputSchema.Properties.Limit.Ref != "#/$defs/limit" {
+			continue
+		}
+		described++
+		d := s.InputSchema.Defs.Limit.Description
+		if strings.Contains(d, "Maximum") || !strings.Contains(d, "at or before `offset`") || !strings.Contains(d, "more than `limit`") {
+			t.Errorf("%s: limit is described %q, which does not say a chunk starts at a place at or before the offset and can hold more than the limit", tool.Name, d)
+		}
+	}
+	if described != 2 {
+		t.Errorf("%d tools take limit as the shared shape, want read_context and read_documentation", described)
+	}
+}
