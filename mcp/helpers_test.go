@@ -98,6 +98,12 @@ type fixture struct {
 // catalog's.
 func newFixture(t testing.TB, skills ...catalog.Skill) *fixture {
 	t.Helper()
+	return newFixtureOn(t, sample, skills...)
+}
+
+// newFixtureOn is newFixture serving st's version.
+func newFixtureOn(t testing.TB, st *store.Store, skills ...catalog.Skill) *fixture {
+	t.Helper()
 	c, err := schemas.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +112,7 @@ func newFixture(t testing.TB, skills ...catalog.Skill) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := query.NewReader(query.Config{Limits: c.Limits(), Origin: "https://turnzero.ai", Access: query.DefaultAccess(), Catalog: cat}, query.FromStore(sample))
+	reader := query.NewReader(query.Config{Limits: c.Limits(), Origin: "https://turnzero.ai", Access: query.DefaultAccess(), Catalog: cat}, query.FromStore(st))
 	f := &fixture{rec: &memRecorder{}, cat: cat, issuer: testkit.NewIssuer(t)}
 	f.resolver, err = identity.New(context.Background(), testCredentials, &identity.OIDCConfig{Issuer: f.issuer.URL, Audience: f.issuer.Audience, JWKSURL: f.issuer.JWKSURL})
 	if err != nil {

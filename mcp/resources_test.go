@@ -187,7 +187,8 @@ func TestPromptsAreTheSkills(t *testing.T) {
 
 // TestListChangedReachesEveryClient: ListsChanged, which the watchers
 // call on an activation, notifies every connected client on both
-// transports of the resource and prompt lists.
+// transports of the resource, prompt and tool lists (a tool's tree
+// enumeration follows the served version).
 func TestListChangedReachesEveryClient(t *testing.T) {
 	f := newFixture(t)
 	type seen struct {
@@ -209,7 +210,7 @@ func TestListChangedReachesEveryClient(t *testing.T) {
 	}
 	// The HTTP clients' listening streams open some time after
 	// initialize, and a notification sent before is not theirs to see:
-	// ListsChanged is called again until every client has seen both, so
+	// ListsChanged is called again until every client has seen all, so
 	// the verdict does not depend on how fast the streams open.
 	stop := make(chan struct{})
 	defer close(stop)
@@ -228,15 +229,15 @@ func TestListChangedReachesEveryClient(t *testing.T) {
 	for _, s := range all {
 		got := map[string]bool{}
 		timeout := time.After(time.Minute)
-		for len(got) < 2 {
+		for len(got) < 3 {
 			select {
 			case m := <-s.ch:
 				got[m] = true
 			case <-timeout:
-				t.Fatalf("%s client saw %v within a minute, want both list_changed notifications", s.name, got)
+				t.Fatalf("%s client saw %v within a minute, want the three list_changed notifications", s.name, got)
 			}
 		}
-		if !got["notifications/resources/list_changed"] || !got["notifications/prompts/list_changed"] {
+		if !got["notifications/resources/list_changed"] || !got["notifications/prompts/list_changed"] || !got["notifications/tools/list_changed"] {
 			t.Errorf("%s client saw %v", s.name, got)
 		}
 	}

@@ -41,6 +41,9 @@ type Server struct {
 	// actions are the registered actions by name, whose access the tool
 	// filter reads.
 	actions map[string]*dispatch.Action
+	// treeTools are the input schemas, per tool whose request names a
+	// tree, that the tool filter narrows to the caller's trees.
+	treeTools map[string]*treeSchemas
 	// versions holds each stdio session's negotiated protocol version;
 	// an HTTP request carries its own in a header.
 	versions sync.Map
@@ -48,7 +51,7 @@ type Server struct {
 
 // New returns the MCP front end of d.
 func New(d Dispatcher, opts Options) (*Server, error) {
-	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}}
+	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -77,7 +80,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	s.mcp = server.NewMCPServer("tzctx", version,
 		server.WithTitle("Turn Zero Cloud served context"),
 		server.WithInstructions("Turn Zero Cloud's served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
-		server.WithToolCapabilities(false),
+		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),
 		server.WithHooks(hooks),
@@ -96,6 +99,9 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 			return nil, err
 		}
 		s.actions[a.Name] = a
+		if ts := newTreeSchemas(a.Request); ts != nil {
+			s.treeTools[a.Name] = ts
+		}
 		s.mcp.AddTool(tool, handle)
 	}
 	for _, t := range s.templates() {
@@ -111,15 +117,18 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
 // ListsChanged tells every connected client, on both transports, that
-// the resource and prompt lists may have changed: a version was
-// activated.
+// the resource, prompt and tool lists may have changed: a version was
+// activated, and a tool's tree enumeration lists the served version's
+// trees.
 func (s *Server) ListsChanged() {
+	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationToolsListChanged), nil)
 	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationResourcesListChanged), nil)
 	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationPromptsListChanged), nil)
 }
 
 // filterTools lists the tools whose action this caller may list: an
-// anonymous action to anyone, any other to a signed-in caller.
+// anonymous action to anyone, any other to a signed-in caller,
+// a tree enumeration narrowed to the trees it can read (withTrees).
 func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
 	id := tzctx.IdentityFrom(ctx)
 	var out []mcpgo.Tool
@@ -128,7 +137,7 @@ func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.To
 			out = append(out, t)
 		}
 	}
-	return out
+	return s.withTrees(ctx, out)
 }
 
 // WithCaller returns ctx carrying a caller's bearer credential ("" for

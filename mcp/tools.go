@@ -27,6 +27,9 @@ type Dispatcher interface {
 	// CatalogItems gives the contract set's entries, the skills the
 	// prompts are made of among them.
 	CatalogItems() []tzctx.CatalogItem
+	// Trees gives the documentation trees the caller of ctx can read in
+	// the served version, which a tool's tree enumeration lists.
+	Trees(ctx context.Context) ([]string, error)
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

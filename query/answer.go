@@ -109,7 +109,9 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	total := rd.t.Total()
 	stamp := rd.t.Stamp()
 	if p.Stamp != nil && *p.Stamp != stamp {
-		return nil, tzctx.Errorf(tzctx.ContextChanged, "the text of %s has changed since that stamp; read again from offset 0 without a stamp", rd.id)
+		// The stamp may be another text's as well as this text's before
+		// a change: the refusal says it does not match, not which.
+		return nil, tzctx.Errorf(tzctx.ContextChanged, "the stamp does not match the text of %s: it came from another text, or this text has changed since; read again from offset 0 without a stamp, or send the stamp the last read of %s returned", rd.id, rd.id)
 	}
 	off := 0
 	if p.Offset != nil {

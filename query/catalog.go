@@ -40,11 +40,20 @@ type ListAnswer struct {
 
 // Catalog returns the whole catalog this caller may see, in catalog order
 // the contract set's entries whose actions are all listable, then
-// two documentation entries for each tree the caller may read.
+// two documentation entries for each tree the caller may read that the
+// served version holds: a tree it lacks is not listed, since reading it
+// would answer only context_unavailable.
 func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.CatalogEntry, error) {
 	readable, err := r.readable(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var titles map[string]string
+	if v, err := r.versions.Acquire(); err == nil {
+		readable, titles = heldOf(v, readable), treeTitles(v)
+		v.Release()
+	} else {
+		readable = nil
 	}
 	var out []tzctx.CatalogEntry
 	if r.cfg.Catalog != nil {
@@ -54,7 +63,6 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.Catalo
 			}
 		}
 	}
-	titles := r.treeTitles()
 	for _, tree := range readable {
 		auth := string(r.cfg.Access[tree])
 		if auth == "" {
@@ -80,19 +88,14 @@ func visible(it tzctx.CatalogItem, listable Listable) bool {
 	return true
 }
 
-// treeTitles returns each tree's title: the served version's, else the
-// tree's name.
-func (r *Reader) treeTitles() map[string]string {
+// treeTitles returns each tree's title in v: its own, else the tree's
+// name.
+func treeTitles(v Version) map[string]string {
 	titles := map[string]string{}
 	for _, t := range tzctx.Trees {
 		titles[t] = t + " documentation"
-	}
-	if v, err := r.versions.Acquire(); err == nil {
-		defer v.Release()
-		for _, t := range tzctx.Trees {
-			if tr := v.Tree(t); tr != nil && tr.Title() != "" {
-				titles[t] = tr.Title()
-			}
+		if tr := v.Tree(t); tr != nil && tr.Title() != "" {
+			titles[t] = tr.Title()
 		}
 	}
 	return titles
@@ -139,7 +142,7 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	}
 	stamp := catalogStamp(entries)
 	if req.Stamp != nil && *req.Stamp != stamp {
-		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the catalog has changed since that stamp; list it again from offset 0 without a stamp")
+		return nil, SubjectCatalog, tzctx.Errorf(tzctx.ContextChanged, "the stamp does not match the catalog this connection may see: it came from a text or another connection's catalog, or the catalog has changed since; list it again from offset 0 without a stamp, or send the stamp the last list_context answer returned")
 	}
 	off := 0
 	if req.Offset != nil {

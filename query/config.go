@@ -104,6 +104,41 @@ func (r *Reader) readable(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// Trees returns the documentation trees the caller of ctx may read that
+// the served version holds, in tree order: the trees list_context lists
+// and MCP offers, and the only trees a refusal names. It is empty where
+// no version is served. A tree the served version lacks is not listed,
+// though naming it still answers context_unavailable (A-07, revised).
+func (r *Reader) Trees(ctx context.Context) ([]string, error) {
+	readable, err := r.readable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.servedOf(readable), nil
+}
+
+// servedOf returns those of readable the served version holds, none
+// where no version is served.
+func (r *Reader) servedOf(readable []string) []string {
+	v, err := r.versions.Acquire()
+	if err != nil {
+		return nil
+	}
+	defer v.Release()
+	return heldOf(v, readable)
+}
+
+// heldOf returns those of trees that v holds, in their order.
+func heldOf(v Version, trees []string) []string {
+	var out []string
+	for _, t := range trees {
+		if v.Tree(t) != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -125,11 +160,13 @@ func mayRead(a Access, id tzctx.Identity) bool {
 	return false
 }
 
-// readableList names trees for an error detail: "cloud and tzdocs".
+// readableList names trees for an error detail: "cloud and tzdocs"; it
+// is given only trees that can be read (servedOf), so a refusal never
+// offers a tree that answers context_unavailable.
 func readableList(trees []string) string {
 	switch len(trees) {
 	case 0:
-		return "none"
+		return "no tree of the served site version"
 	case 1:
 		return trees[0]
 	}

@@ -55,7 +55,7 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable L
 		return nil, subject, err
 	}
 	defer v.Release()
-	_, txt, err := treeText(v, id.Tree, id.Part, partWhat(id.Part))
+	_, txt, err := treeText(v, id.Tree, id.Part, partWhat(id.Part), readable)
 	if err != nil {
 		return nil, subject, err
 	}

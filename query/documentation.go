@@ -75,12 +75,12 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 			return r.search(ctx, "", words, *req.Query, req.Paging, readable)
 		}
 		if tree == "" {
-			return nil, docSubject(req, ""), tzctx.Errorf(tzctx.InvalidRequest, "name a tree: give tree, a page route that starts with a tree, or a query; this connection may read %s", readableList(readable))
+			return nil, docSubject(req, ""), tzctx.Errorf(tzctx.InvalidRequest, "name a tree: give tree, a page route that starts with a tree, or a query; this connection may read %s", readableList(r.servedOf(readable)))
 		}
 	}
 	// 4. Visibility.
 	if !contains(readable, tree) {
-		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.InvalidRequest, "tree %s is not readable by this connection; it may read %s", tree, readableList(readable))
+		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.InvalidRequest, "tree %s is not readable by this connection; it may read %s", tree, readableList(r.servedOf(readable)))
 	}
 	if req.Query != nil {
 		return r.search(ctx, tree, words, *req.Query, req.Paging, readable)
@@ -91,7 +91,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	}
 	defer v.Release()
 	if req.Page == nil {
-		_, txt, err := treeText(v, tree, part, partWhat(part))
+		_, txt, err := treeText(v, tree, part, partWhat(part), readable)
 		if err != nil {
 			return nil, partID(tree, part).String(), err
 		}
@@ -101,7 +101,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	}
 	t := v.Tree(tree)
 	if t == nil {
-		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)
+		return nil, docSubject(req, tree), noTree(v, tree, readable)
 	}
 	i, tried := resolvePage(t, tree, page)
 	if i < 0 {

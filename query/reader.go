@@ -124,11 +124,13 @@ func (r *Reader) acquire() (Version, error) {
 	return v, err
 }
 
-// treeText loads one stored text, or context_unavailable.
-func treeText(v Version, tree, key, what string) (Tree, Text, error) {
+// treeText loads one stored text, or context_unavailable; readable
+// are the trees the caller may read, which a refusal names where v
+// holds them.
+func treeText(v Version, tree, key, what string, readable []string) (Tree, Text, error) {
 	t := v.Tree(tree)
 	if t == nil {
-		return nil, nil, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)
+		return nil, nil, noTree(v, tree, readable)
 	}
 	txt, err := t.Text(key)
 	if err != nil {
@@ -138,6 +140,13 @@ func treeText(v Version, tree, key, what string) (Tree, Text, error) {
 		return nil, nil, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version lacks the %s of the %s tree", what, tree)
 	}
 	return t, txt, nil
+}
+
+// noTree is the refusal of a tree the served version lacks: still
+// context_unavailable, its detail naming the trees of readable
+// that v holds, which can be read instead.
+func noTree(v Version, tree string, readable []string) error {
+	return tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree; this connection may read %s", tree, readableList(heldOf(v, readable)))
 }
 
 // partWhat names a tree's part for an error detail.

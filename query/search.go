@@ -127,7 +127,7 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 	if tree != "" {
 		t := v.Tree(tree)
 		if t == nil {
-			return nil, subject, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version has no %s tree", tree)
+			return nil, subject, noTree(v, tree, readable)
 		}
 		trees = append(trees, t)
 	} else {
@@ -137,7 +137,7 @@ func (r *Reader) search(ctx context.Context, tree string, words []string, raw st
 			}
 		}
 		if len(trees) == 0 {
-			return nil, subject, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version holds none of the trees this connection may read (%s)", readableList(readable))
+			return nil, subject, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version holds none of the trees this connection may read")
 		}
 	}
 	text, err := r.searchText(ctx, v, trees, words, code)

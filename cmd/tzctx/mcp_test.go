@@ -127,14 +127,14 @@ func TestMCPStdioProcesses(t *testing.T) {
 	mustCLI(t, dataDir, "ingest", changedSite(t), "--version", "mcp-b", "--activate")
 	got := 0
 	timeout := time.After(20 * time.Second)
-	for got < 6 {
+	for got < 9 {
 		select {
 		case m := <-notified:
 			if strings.HasSuffix(m, "/list_changed") {
 				got++
 			}
 		case <-timeout:
-			t.Fatalf("%d list_changed notifications within 20 s of the activation, want 6 (2 per client: two stdio processes, one /mcp session)", got)
+			t.Fatalf("%d list_changed notifications within 20 s of the activation, want 9 (resources, prompts and tools, per client: two stdio processes, one /mcp session)", got)
 		}
 	}
 	after := mcpCall(t, anon, "read_documentation", map[string]any{"page": "/cloud/reference/http/"}).RawStructuredContent

@@ -182,6 +182,7 @@ type Dispatcher struct {
 	resolver Resolver
 	recorder Recorder
 	catalog  Catalog
+	trees    Trees
 }
 
 // New returns a dispatcher that registers actions against contract, with

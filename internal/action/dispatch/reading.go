@@ -1,6 +1,10 @@
 package dispatch
 
-import "github.com/turnzerocloud/tzctx"
+import (
+	"context"
+
+	"github.com/turnzerocloud/tzctx"
+)
 
 // Chunk is one chunk of a paged text answer (read_context,
 // read_documentation) as a front end that reads a text whole takes it
@@ -49,4 +53,26 @@ func (d *Dispatcher) CatalogItems() []tzctx.CatalogItem {
 		return nil
 	}
 	return d.catalog.Items()
+}
+
+// Trees says which documentation trees a caller can read now: those its
+// access allows that the served version holds, in tree order. The reader
+// is one.
+type Trees interface {
+	Trees(ctx context.Context) ([]string, error)
+}
+
+// SetTrees gives the dispatcher what Trees asks, before any front end is
+// built over it.
+func (d *Dispatcher) SetTrees(t Trees) { d.trees = t }
+
+// Trees returns the documentation trees the caller of ctx (its identity,
+// tzctx.IdentityFrom) can read in the served version, for a front end
+// that lists them (MCP's tool schema); all of them (tzctx.Trees) where
+// the dispatcher was given no Trees.
+func (d *Dispatcher) Trees(ctx context.Context) ([]string, error) {
+	if d.trees == nil {
+		return append([]string(nil), tzctx.Trees...), nil
+	}
+	return d.trees.Trees(ctx)
 }

@@ -78,6 +78,9 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 		return nil, err
 	}
 	d := dispatch.New(c, o.Resolver, o.Recorder)
+	if o.Reader != nil {
+		d.SetTrees(o.Reader)
+	}
 	acts := served(o.Reader, c.Limits(), d)
 	if o.Operator != nil {
 		acts = append(acts, actions.AdminStatus(o.Operator), actions.AdminActivate(o.Operator))

@@ -157,12 +157,42 @@ type spec struct {
 	sections map[string][]string // a title's lines, up to the next title
 }
 
+// publishedLimit is the published form's description of `limit`, which
+// the contract set departs from (contracts/choices.md, "The limit's
+// description"): a chunk read from an offset that is not a place can hold
+// more than the limit, so "Maximum" misled agents.
+const publishedLimit = "Maximum Unicode code points returned in this chunk: 1 through 16000, default 8000. Offsets and limits count code points, not UTF-8 bytes or UTF-16 code units."
+
+// servedLimit is the contract set's description of `limit`.
+func servedLimit(t *testing.T) string {
+	t.Helper()
+	c, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Action("read_context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := a.Request["$defs"].(map[string]any)["limit"].(map[string]any)["description"].(string)
+	if d == "" || d == publishedLimit {
+		t.Fatalf("the contract set's limit description is %q, not the departure the choices record", d)
+	}
+	return d
+}
+
+// readSpec reads the published form with its recorded departures
+// applied: the limit's description.
 func readSpec(t *testing.T) spec {
 	t.Helper()
 	raw, err := os.ReadFile(specFile)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Contains(raw, []byte(publishedLimit)) {
+		t.Fatalf("%s no longer holds the limit description the contract set departs from; drop the departure", specFile)
+	}
+	raw = bytes.ReplaceAll(raw, []byte(publishedLimit), []byte(servedLimit(t)))
 	s := spec{lines: strings.Split(string(raw), "\n"), sections: map[string][]string{}}
 	cur := ""
 	for _, l := range s.lines {

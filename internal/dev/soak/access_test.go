@@ -393,10 +393,10 @@ func TestAccessMCPMatchesAServerWithoutTheTree(t *testing.T) {
 type notice struct{ method, params string }
 
 // TestAccessListChangedSaysNothingOfTheGatedTree: every session is told
-// resources/list_changed and prompts/list_changed on every activation,
-// whatever it changes, so the notifications an anonymous session gets
-// when only the gated tree changed are the ones it gets when a tree it
-// reads changed, and its lists are as they were. The holder reads the
+// resources/list_changed, prompts/list_changed and tools/list_changed on
+// every activation, whatever it changes, so the notifications an
+// anonymous session gets when only the gated tree changed are the ones
+// it gets when a tree it reads changed, and its lists are as they were. The holder reads the
 // gated tree's new text, so the activation did take effect.
 func TestAccessListChangedSaysNothingOfTheGatedTree(t *testing.T) {
 	tzctxBin(t)
@@ -420,7 +420,7 @@ func TestAccessListChangedSaysNothingOfTheGatedTree(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // the listening streams open after initialize
 	anonLists := func() string {
 		v := mcpView(t, sessions["anonymous"], []probe{{"list_context", map[string]any{}}}, nil)
-		return v["resources/list"] + v["prompts/list"] + v["tools/call "+probe{"list_context", map[string]any{}}.String()]
+		return v["tools/list"] + v["resources/list"] + v["prompts/list"] + v["tools/call "+probe{"list_context", map[string]any{}}.String()]
 	}
 	activate := func(version, file, from, to string) map[string][]notice {
 		t.Helper()
@@ -440,7 +440,7 @@ func TestAccessListChangedSaysNothingOfTheGatedTree(t *testing.T) {
 		got := map[string][]notice{}
 		deadline := time.After(20 * time.Second)
 		for name, ch := range notices {
-			for len(got[name]) < 2 {
+			for len(got[name]) < 3 {
 				select {
 				case n := <-ch:
 					got[name] = append(got[name], n)
@@ -479,8 +479,8 @@ func TestAccessListChangedSaysNothingOfTheGatedTree(t *testing.T) {
 	for _, n := range gated["anonymous"] {
 		methods = append(methods, n.method)
 	}
-	if !slices.Equal(methods, []string{"notifications/prompts/list_changed", "notifications/resources/list_changed"}) {
-		t.Errorf("an activation sends %v, want prompts and resources list_changed", methods)
+	if !slices.Equal(methods, []string{"notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/tools/list_changed"}) {
+		t.Errorf("an activation sends %v, want prompts, resources and tools list_changed", methods)
 	}
 }
 

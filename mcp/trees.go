@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"strings"
+	"sync"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx"
+)
+
+// noTreeNote ends the tree member's description where the caller can
+// read no tree of the served version, which then offers no enumeration
+// (an empty one is refused by some clients' schema checks).
+const noTreeNote = " No documentation tree can be read by this connection now: none is served, or none it may read."
+
+// treeSchemas is the input schema of a tool whose request names a
+// documentation tree (`tree` with an enumeration), for each set of trees
+// a caller can read: the request schema with that enumeration narrowed
+// to the trees, so a tool lists no tree the served version lacks
+// (contracts/choices.md, "Trees the served version lacks").
+type treeSchemas struct {
+	request map[string]any
+	// byTrees holds the encoded schema by the trees joined with ",";
+	// there are at most 2^len(tzctx.Trees) of them.
+	byTrees sync.Map
+}
+
+// newTreeSchemas returns the tree schemas of a request schema, or nil
+// where the request has no tree enumeration.
+func newTreeSchemas(request map[string]any) *treeSchemas {
+	props, _ := request["properties"].(map[string]any)
+	tree, _ := props["tree"].(map[string]any)
+	if _, ok := tree["enum"]; !ok {
+		return nil
+	}
+	return &treeSchemas{request: request}
+}
+
+// schema returns the encoded input schema offering trees.
+func (ts *treeSchemas) schema(trees []string) (json.RawMessage, error) {
+	key := strings.Join(trees, ",")
+	if raw, ok := ts.byTrees.Load(key); ok {
+		return raw.(json.RawMessage), nil
+	}
+	req := maps.Clone(ts.request)
+	props := maps.Clone(req["properties"].(map[string]any))
+	tree := maps.Clone(props["tree"].(map[string]any))
+	if len(trees) == 0 {
+		delete(tree, "enum")
+		tree["type"] = "string"
+		desc, _ := tree["description"].(string)
+		tree["description"] = desc + noTreeNote
+	} else {
+		enum := make([]any, len(trees))
+		for i, t := range trees {
+			enum[i] = t
+		}
+		tree["enum"] = enum
+	}
+	props["tree"] = tree
+	req["properties"] = props
+	raw, err := marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	ts.byTrees.Store(key, raw)
+	return raw, nil
+}
+
+// withTrees narrows, in tools, the tree enumeration of every tool whose
+// request names a tree to the trees the caller of ctx can read in the
+// served version. A failing holder check offers none, never a guess.
+func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+	var trees []string
+	asked := false
+	for i, t := range tools {
+		ts := s.treeTools[t.Name]
+		if ts == nil {
+			continue
+		}
+		if !asked {
+			var err error
+			if trees, err = s.d.Trees(ctx); err != nil {
+				s.log.Warn("mcp tools/list", "code", string(tzctx.ErrorCode(err)))
+				trees = nil
+			}
+			asked = true
+		}
+		raw, err := ts.schema(trees)
+		if err != nil {
+			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
+			continue
+		}
+		tools[i].RawInputSchema = raw
+	}
+	return tools
+}
