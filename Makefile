@@ -11,8 +11,16 @@ build:
 	$(GO) build -o $(BIN) ./cmd/tzctx
 
 # Serve the data directory; an empty one gets the embedded sample site.
+# CONFIG names a configuration file (tzctx serve --config), e.g.
+# `make run CONFIG=tzctx.json`; ADDR and DATA, where given on the command
+# line or in the environment, override its addr and data, and otherwise
+# only where there is no CONFIG.
+CONFIG ?=
+given    = $(filter command line environment,$(origin $(1)))
+RUN_ARGS = $(if $(or $(call given,DATA),$(if $(CONFIG),,x)),--data $(DATA)) serve \
+           $(if $(CONFIG),--config $(CONFIG)) $(if $(or $(call given,ADDR),$(if $(CONFIG),,x)),--addr $(ADDR))
 run: build
-	$(BIN) --data $(DATA) serve --addr $(ADDR)
+	$(BIN) $(RUN_ARGS)
 
 # The tests' tools that Go and npm can install (versitygw; where node is
 # present, the npm packages of mcp/testdata/ts and internal/console/e2e)

@@ -405,3 +405,44 @@ func TestHeadHealthzUnavailable(t *testing.T) {
 		t.Errorf("GET /healthz %d, HEAD %d %q; want 503 both, HEAD without a body", gst, hst, raw)
 	}
 }
+
+// TestRefusalLogNamesNoEmptyVersion: a call's log line names the version
+// whose text it served, and a refused read, which served none, names no
+// version rather than version="".
+func TestRefusalLogNamesNoEmptyVersion(t *testing.T) {
+	s := newHardServer(t, api.Options{})
+	served := sample.Health().Serving
+	if served == "" {
+		t.Fatal("the sample store serves no version")
+	}
+	for _, c := range []struct {
+		body    string
+		status  int
+		version bool
+	}{
+		{`{"page":"/cloud/reference/http/","limit":200}`, http.StatusOK, true},
+		{`{"page":"/cloud/no/such/page/"}`, http.StatusNotFound, false},
+		{`{"tree":"cloud","part":"outline","offset":99999999}`, http.StatusBadRequest, false},
+	} {
+		before := len(s.logs.String())
+		st, _, raw := testkit.Send(t, http.MethodPost, s.URL+"/api/v1/actions/read_documentation", strings.NewReader(c.body))
+		if st != c.status {
+			t.Fatalf("%s: %d %s, want %d", c.body, st, raw, c.status)
+		}
+		var line string
+		for _, l := range strings.Split(s.logs.String()[before:], "\n") {
+			if strings.Contains(l, "msg=call ") {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Fatalf("%s: no call line in the log:\n%s", c.body, s.logs.String()[before:])
+		}
+		if strings.Contains(line, `version=""`) {
+			t.Errorf("%s: the log line holds version=\"\": %s", c.body, line)
+		}
+		if has := strings.Contains(line, " version="+served+" "); has != c.version {
+			t.Errorf("%s: the log line names version %s: %v, want %v: %s", c.body, served, has, c.version, line)
+		}
+	}
+}

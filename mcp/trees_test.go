@@ -127,7 +127,7 @@ func TestTreesTheVersionLacksAreNotListed(t *testing.T) {
 				t.Errorf("a page without a tree = %s, want 400 naming tzdocs alone as readable", a.refusal())
 			}
 			a = f.api(t, "read_documentation", map[string]any{"tree": "blueprint"}, c.token)
-			want := "Bad Request: invalid_request: tree blueprint is not readable by this connection; it may read tzdocs"
+			want := "Bad Request: invalid_request: tree blueprint is not readable by this connection: the access map (the trees member of the server configuration) grants it only to credentials holding the product profile blueprint, so send a bearer credential listing that profile; it may read tzdocs"
 			if c.holder {
 				want = "Service Unavailable: context_unavailable: the served site version has no blueprint tree; this connection may read tzdocs"
 			}

@@ -38,7 +38,7 @@ func (f *fixture) callers(t *testing.T) []caller {
 
 // notReadable is read_documentation's refusal of blueprint to a caller
 // who may not read it: it names the trees the caller may read.
-const notReadable = "tree blueprint is not readable by this connection; it may read cloud and tzdocs"
+const notReadable = "tree blueprint is not readable by this connection: the access map (the trees member of the server configuration) grants it only to credentials holding the product profile blueprint, so send a bearer credential listing that profile; it may read cloud and tzdocs"
 
 // apiAnswer is an HTTP answer: its status and the members the tests read.
 type apiAnswer struct {

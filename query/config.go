@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -158,6 +159,31 @@ func mayRead(a Access, id tzctx.Identity) bool {
 		return id.HasProfile(strings.TrimPrefix(string(a), "product_profile:"))
 	}
 	return false
+}
+
+// whyNot says, for a refusal's detail, why a caller may not read tree:
+// what the access map grants it to and where an operator changes that. It
+// depends on the configuration alone, never on the caller or the version.
+// A holder check other than the access map's gives no reason.
+func (r *Reader) whyNot(tree string) string {
+	access := map[string]Access(nil)
+	switch h := r.cfg.Holder.(type) {
+	case nil:
+		access = r.cfg.Access
+	case AccessHolder:
+		access = h
+	default:
+		return ": the entitlement check does not grant it to this caller"
+	}
+	const by = ": the access map (the trees member of the server configuration) grants it only to "
+	a := access[tree]
+	switch {
+	case a == "signed_in":
+		return by + "signed-in callers, so send a bearer credential"
+	case strings.HasPrefix(string(a), "product_profile:"):
+		return fmt.Sprintf("%scredentials holding the product profile %s, so send a bearer credential listing that profile", by, strings.TrimPrefix(string(a), "product_profile:"))
+	}
+	return ""
 }
 
 // readableList names trees for an error detail: "cloud and tzdocs"; it

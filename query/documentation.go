@@ -80,7 +80,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	}
 	// 4. Visibility.
 	if !contains(readable, tree) {
-		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.InvalidRequest, "tree %s is not readable by this connection; it may read %s", tree, readableList(r.servedOf(readable)))
+		return nil, docSubject(req, tree), tzctx.Errorf(tzctx.InvalidRequest, "tree %s is not readable by this connection%s; it may read %s", tree, r.whyNot(tree), readableList(r.servedOf(readable)))
 	}
 	if req.Query != nil {
 		return r.search(ctx, tree, words, *req.Query, req.Paging, readable)

@@ -323,6 +323,18 @@ func stoppable(ctx context.Context, r io.Reader) (_ io.Reader, done func()) {
 // the import a no-op (Present); one of the same name and another digest
 // is refused with a *ConflictError. Import does not activate the version.
 func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (res ImportResult, err error) {
+	// A refused import into a directory this Store laid out leaves it as
+	// it was: the folders Open or this import created go too.
+	if err := s.layOut(); err != nil {
+		return res, err
+	}
+	defer func() {
+		if err != nil {
+			s.undoLayout()
+		} else {
+			s.keepLayout()
+		}
+	}()
 	defer recovered(&err)
 	s.cleanStaging()
 	sr, done := stoppable(ctx, r)

@@ -89,6 +89,11 @@ type Store struct {
 	// warm, where set, derives what readers need of a version before
 	// Refresh swaps it in.
 	warm atomic.Pointer[WarmFunc]
+	// laidOut holds the folders Open created, outermost first, until
+	// something relies on them (a Refresh, a stored version): a refused
+	// Import removes them, so that it leaves the directory as it was.
+	layoutMu sync.Mutex
+	laidOut  []string
 }
 
 // WarmFunc derives what a reader needs of a version (its titles and
@@ -127,12 +132,61 @@ func OpenExisting(dir string) (*Store, error) {
 // Open opens (creating where needed) the data directory dir. It opens no
 // version; call Refresh to load the active one.
 func Open(dir string) (*Store, error) {
-	for _, d := range []string{dir, filepath.Join(dir, versionsDir), filepath.Join(dir, stagingDir)} {
+	s := &Store{dir: dir}
+	if err := s.layOut(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// layOut creates the data directory and its versions/ and staging/
+// folders where missing, and keeps the folders it created for undoLayout.
+func (s *Store) layOut() error {
+	var created []string
+	for _, d := range []string{s.dir, filepath.Join(s.dir, versionsDir), filepath.Join(s.dir, stagingDir)} {
+		created = append(created, missingFolders(d)...)
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("open data directory: %w", err)
+			return fmt.Errorf("open data directory: %w", err)
 		}
 	}
-	return &Store{dir: dir}, nil
+	s.layoutMu.Lock()
+	s.laidOut = append(s.laidOut, created...)
+	s.layoutMu.Unlock()
+	return nil
+}
+
+// missingFolders returns the folders MkdirAll(d) would create, outermost
+// first.
+func missingFolders(d string) []string {
+	var out []string
+	for d = filepath.Clean(d); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		out = append([]string{d}, out...)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return out
+}
+
+// keepLayout marks the folders Open created as relied on: they stay.
+func (s *Store) keepLayout() {
+	s.layoutMu.Lock()
+	s.laidOut = nil
+	s.layoutMu.Unlock()
+}
+
+// undoLayout removes the folders Open created, innermost first, where
+// nothing has relied on them and they are still empty.
+func (s *Store) undoLayout() {
+	s.layoutMu.Lock()
+	defer s.layoutMu.Unlock()
+	for i := len(s.laidOut) - 1; i >= 0; i-- {
+		_ = os.Remove(s.laidOut[i]) // a folder something else filled stays
+	}
+	s.laidOut = nil
 }
 
 // Dir returns the data directory.
@@ -304,6 +358,7 @@ func (s *Store) Size(name string) int64 {
 // ctx bounds the verification: a Refresh cancelled meanwhile returns ctx's
 // error, remembers no fault, and leaves the served version as it was.
 func (s *Store) Refresh(ctx context.Context) (changed bool, err error) {
+	s.keepLayout()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer recovered(&err)

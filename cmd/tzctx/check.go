@@ -27,6 +27,7 @@ func newCheckCmd() *cobra.Command {
 		contracts string
 		strict    bool
 		asJSON    bool
+		links     string
 		lim       ingest.Options
 	)
 	cmd := &cobra.Command{
@@ -35,8 +36,9 @@ func newCheckCmd() *cobra.Command {
 		Long: `Without a site, check holds this build's contract set to CTX-01 (both ways),
 CTX-02, CTX-06 and CTX-08. With a SITE folder or --tree NAME=DIR flags, it runs
 every check ingest runs, writing nothing, and then lints the documentation:
-internal links and #anchors that name no listed page or heading are errors;
-page files the manifest does not list and CTX-08 findings are warnings.
+internal links and #anchors that name no listed page or heading are errors
+(--links=warn makes them warnings, --links=off leaves them out); page files
+the manifest does not list and CTX-08 findings are warnings.
 Each finding is printed as FILE:LINE: RULE: MESSAGE. Errors make check exit
 non-zero; warnings do too with --strict.`,
 		Args: cobra.MaximumNArgs(1),
@@ -44,6 +46,10 @@ non-zero; warnings do too with --strict.`,
 			names, err := surface.ReadCodeNames(codeNames)
 			if err != nil {
 				return err
+			}
+			level, err := lint.ParseLinks(links)
+			if err != nil {
+				return fmt.Errorf("--links: %w", err)
 			}
 			var res finding.Report
 			switch {
@@ -85,7 +91,7 @@ non-zero; warnings do too with --strict.`,
 					res.Errors = append(res.Errors, lint.IngestFinding(site, err))
 					break
 				}
-				lint.Trees(ctx, &res, site, r, names)
+				lint.Trees(ctx, &res, site, r, lint.Options{CodeNames: names, Links: level})
 			}
 			return res.Write(cmd.OutOrStdout(), asJSON, strict)
 		},
@@ -93,6 +99,7 @@ non-zero; warnings do too with --strict.`,
 	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")
+	cmd.Flags().StringVar(&links, "links", string(lint.LinksError), "what a broken internal link or #anchor is: off, warn or error")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"errors":[…],"warnings":[…]} for machines`)
 	cmd.Flags().StringVar(&contracts, "contracts", "", "check the contract set in DIR/contracts and DIR/schemas instead of the embedded one")
 	_ = cmd.Flags().MarkHidden("contracts")

@@ -79,6 +79,9 @@ func TestCheckLint(t *testing.T) {
 			"tzdocs/docs.json": `{"navigation":{"pages":["index","guides/index","guides/setup"]},"redirects":[{"source":"/old","destination":"/guides/setup"},{"source":"/v1/:slug*","destination":"/guides/:slug*"},{"source":"/dead","destination":"/nothing"}]}`,
 			"tzdocs/index.mdx": "# Home\n[a](/old#install-the-tool) [b](/v1/setup) [c](/dead)\n",
 		}, errors: []want{{"tzdocs/index.mdx", 2, "broken-link", `"/dead"`}}},
+		{name: "a heading holding inline JSX is anchored by its text, as the outline anchors it", files: map[string]string{
+			"tzdocs/index.mdx": "# Home\n[a](#colors---required) [b](#colors---badge-colorredrequiredbadge)\n\n### `colors` - <Badge color=\"red\">required</Badge>\n",
+		}, errors: []want{{"tzdocs/index.mdx", 2, "broken-anchor", "the anchor #colors---badge-colorredrequiredbadge names no heading"}}},
 		{name: "headings of an imported snippet are anchors", files: map[string]string{
 			"tzdocs/index.mdx":         "import Part from '/snippets/part.mdx';\n\n# Home\n[a](#from-the-snippet)\n",
 			"tzdocs/snippets/part.mdx": "## From the snippet\n",
@@ -215,6 +218,57 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 	if dirNames(t, filepath.Join(data, "versions")) != nil {
 		t.Error("check wrote a version")
+	}
+}
+
+// TestCheckLinksLevel checks --links: broken links and anchors are errors
+// by default and with error, warnings with warn, and left out with off;
+// other findings stay what they were, and an unknown level is a usage
+// error naming the levels.
+func TestCheckLinksLevel(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, lintSite)
+	testkit.WriteFiles(t, site, map[string]string{
+		"tzdocs/index.mdx": "# Home\n[x](/gone) [y](#nowhere)\n",
+		"tzdocs/draft.mdx": "# Draft\n",
+	})
+	data := t.TempDir()
+	rules := func(fs []finding.Finding) string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Rule)
+		}
+		sort.Strings(out)
+		return strings.Join(out, ",")
+	}
+	for _, tt := range []struct {
+		args             []string
+		errors, warnings string
+		fails            bool
+	}{
+		{nil, "broken-anchor,broken-link", "unlisted-file", true},
+		{[]string{"--links", "error"}, "broken-anchor,broken-link", "unlisted-file", true},
+		{[]string{"--links=warn"}, "", "broken-anchor,broken-link,unlisted-file", false},
+		{[]string{"--links=off"}, "", "unlisted-file", false},
+	} {
+		r := runCLI(t, data, append([]string{"check", site, "--json"}, tt.args...)...)
+		var got finding.Report
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("%v: --json: %v\n%s\nstderr: %s", tt.args, err, r.stdout, r.stderr)
+		}
+		if e, w := rules(got.Errors), rules(got.Warnings); e != tt.errors || w != tt.warnings {
+			t.Errorf("%v: errors [%s], warnings [%s]; want [%s], [%s]", tt.args, e, w, tt.errors, tt.warnings)
+		}
+		if failed := errors.Is(r.err, ErrCheckFailed); failed != tt.fails {
+			t.Errorf("%v: exit error %v, want failure %v", tt.args, r.err, tt.fails)
+		}
+	}
+	if r := runCLI(t, data, "check", site, "--links=warn", "--strict"); !errors.Is(r.err, ErrCheckFailed) {
+		t.Errorf("--links=warn --strict with broken links: error %v, want ErrCheckFailed", r.err)
+	}
+	r := runCLI(t, data, "check", site, "--links=loud")
+	if r.err == nil || errors.Is(r.err, ErrCheckFailed) || !strings.Contains(r.err.Error(), "--links") || !strings.Contains(r.err.Error(), "off (not reported), warn (warnings) or error") {
+		t.Errorf("--links=loud: error %v, want a usage error naming the levels", r.err)
 	}
 }
 

@@ -114,6 +114,10 @@ func parseVersionsFaults(t *testing.T, out string) ([]versionRow, []string) {
 	var rows []versionRow
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
+		// BYTES is a number and a unit ("12.3 MiB"): one column.
+		if n := len(f); n >= 3 && strings.HasSuffix(f[n-2], "B") {
+			f = append(f[:n-3], f[n-3]+" "+f[n-2], f[n-1])
+		}
 		r := versionRow{}
 		if len(f) == 7 && f[0] == "*" {
 			r.active, f = true, f[1:]

@@ -102,6 +102,51 @@ func TestImportRefused(t *testing.T) {
 	}
 }
 
+// TestImportRefusedIntoANewDataDirectory: a refused import into a data
+// directory that does not exist yet, or exists empty, leaves it as it was:
+// no data directory, no parent folder, no staging/ or versions/.
+func TestImportRefusedIntoANewDataDirectory(t *testing.T) {
+	_, file := exported(t)
+	arch, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tar.gz")
+	if err := os.WriteFile(cut, arch[:len(arch)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	for _, data := range []string{filepath.Join(parent, "data"), filepath.Join(parent, "a", "b", "data")} {
+		if r := runCLI(t, data, "import", cut); r.err == nil || !strings.Contains(r.err.Error(), "truncated") {
+			t.Fatalf("import of a truncated archive into %s: %v", data, r.err)
+		}
+		if names := dirNames(t, parent); len(names) != 0 {
+			t.Errorf("a refused import into %s left %v in its parent", data, names)
+		}
+	}
+	empty := t.TempDir()
+	if r := runCLI(t, empty, "import", cut); r.err == nil {
+		t.Fatal("import of a truncated archive succeeded")
+	}
+	if names := dirNames(t, empty); len(names) != 0 {
+		t.Errorf("a refused import into an empty data directory left %v", names)
+	}
+	// An import that succeeds lays the directory out, and a later refusal
+	// removes nothing.
+	data := filepath.Join(parent, "data")
+	mustCLI(t, data, "import", file)
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, data, "import", notes); r.err == nil {
+		t.Fatal("import of a text file succeeded")
+	}
+	if rows := parseVersions(t, mustCLI(t, data, "versions").stdout); len(rows) != 1 {
+		t.Errorf("versions after a refused import: %+v", rows)
+	}
+}
+
 // TestImportConflict: the archive's name taken by other content is
 // refused, naming the conflict and the fix.
 func TestImportConflict(t *testing.T) {

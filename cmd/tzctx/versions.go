@@ -19,7 +19,8 @@ func newVersionsCmd(g *globals) *cobra.Command {
 		Long: `Versions lists the stored versions, oldest first, and marks with * the one the
 pointer names. Every version is verified against the checksums recorded when it
 was built, as a server does before it serves one: STATE is ok, or damaged, with
-the fault below the table. A server never serves a damaged version: it goes on
+the fault below the table. BYTES is the size on disk, in IEC units (KiB,
+MiB, GiB: powers of 1024). A server never serves a damaged version: it goes on
 serving the version it had, or, just started, serves none.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,7 +57,7 @@ serving the version it had, or, just started, serves none.`,
 					state = "damaged"
 					faults = append(faults, err.Error())
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, st.Size(m.Name), state)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, humanBytes(st.Size(m.Name)), state)
 			}
 			// Folders whose meta.json does not read: damaged, and listed
 			// so, since nothing else describes them.
@@ -69,7 +70,7 @@ serving the version it had, or, just started, serves none.`,
 				if name == active {
 					mark, listed = "*", true
 				}
-				fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t%d\tdamaged\n", mark, name, st.Size(name))
+				fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t%s\tdamaged\n", mark, name, humanBytes(st.Size(name)))
 				if _, err := st.Lookup(name); err != nil {
 					faults = append(faults, err.Error())
 				}
@@ -89,4 +90,21 @@ serving the version it had, or, just started, serves none.`,
 			return nil
 		},
 	}
+}
+
+// humanBytes writes a size for a person: bytes below 1 KiB, else one
+// decimal of the largest IEC unit (KiB, MiB, GiB, TiB) it reaches, as in
+// 12.3 MiB.
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return fmt.Sprintf("%.1f %s", v, unit)
 }

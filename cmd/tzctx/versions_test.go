@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,9 +66,14 @@ func TestVersionsList(t *testing.T) {
 	if a.pages != strconv.Itoa(allPages) || b.pages != strconv.Itoa(cloudPages+tzdocsPages) {
 		t.Errorf("pages: alpha %s, beta %s; want %d, %d", a.pages, b.pages, allPages, cloudPages+tzdocsPages)
 	}
+	st, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range rows {
-		if n, err := strconv.ParseInt(r.bytes, 10, 64); err != nil || n <= 0 {
-			t.Errorf("%s: bytes %q is not a positive size", r.name, r.bytes)
+		// BYTES is the size on disk for a person to read: "236.4 KiB".
+		if want := humanBytes(st.Size(r.name)); r.bytes != want || !humanSizeRE.MatchString(r.bytes) {
+			t.Errorf("%s: bytes %q, want %q, a number and an IEC unit", r.name, r.bytes, want)
 		}
 		if r.create.Before(start) || r.create.After(time.Now().Add(time.Second)) {
 			t.Errorf("%s: created %v is not the ingest time", r.name, r.create)
@@ -82,5 +88,20 @@ func TestVersionsList(t *testing.T) {
 	}
 	if n := strings.Count(mustCLI(t, data, "versions").stdout, "*"); n != 1 {
 		t.Errorf("%d active marks, want 1", n)
+	}
+}
+
+// humanSizeRE is a size as versions prints it.
+var humanSizeRE = regexp.MustCompile(`^(\d+ B|\d+\.\d (KiB|MiB|GiB|TiB))$`)
+
+// TestHumanBytes pins how versions writes sizes.
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB",
+		12*1<<20 + 300*1<<10: "12.3 MiB", 4 << 30: "4.0 GiB", 3 << 40: "3.0 TiB", 2048 << 40: "2048.0 TiB",
+	} {
+		if got := humanBytes(n); got != want || !humanSizeRE.MatchString(got) {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

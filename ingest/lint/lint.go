@@ -30,12 +30,41 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
+// Options says what the lint holds pages to.
+type Options struct {
+	// CodeNames are the code names no page may hold (CTX-08).
+	CodeNames []string
+	// Links is what a broken link or anchor is; "" is LinksError.
+	Links Links
+}
+
+// Links is what the lint makes of an internal link or #anchor that names
+// no listed page or heading: no finding, a warning, or an error.
+type Links string
+
+// The levels of Links.
+const (
+	LinksOff   Links = "off"
+	LinksWarn  Links = "warn"
+	LinksError Links = "error"
+)
+
+// ParseLinks reads a Links level as an operator writes it: off, warn or
+// error.
+func ParseLinks(s string) (Links, error) {
+	switch l := Links(s); l {
+	case LinksOff, LinksWarn, LinksError:
+		return l, nil
+	}
+	return "", fmt.Errorf("%q is no level of broken links: write off (not reported), warn (warnings) or error (errors, the default)", s)
+}
+
 // Trees lints every tree of r, which ingest.Check read from the site
-// folder site ("" where the trees were given one by one), holding pages to
-// CTX-08 with codeNames; it adds its findings to res.
-func Trees(ctx context.Context, res *finding.Report, site string, r *ingest.Report, codeNames []string) {
+// folder site ("" where the trees were given one by one), as opts says;
+// it adds its findings to res.
+func Trees(ctx context.Context, res *finding.Report, site string, r *ingest.Report, opts Options) {
 	for i := range r.Trees {
-		lintTree(ctx, res, site, r, &r.Trees[i], codeNames)
+		lintTree(ctx, res, site, r, &r.Trees[i], opts)
 	}
 }
 
@@ -170,7 +199,7 @@ var refDefRE = regexp.MustCompile(`^ {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^>\n]*>|\S
 var idRE = regexp.MustCompile(`\bid=["']([^"']+)["']`)
 
 // lintTree adds the documentation lint's findings for one tree of r to res.
-func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.Report, t *ingest.TreeReport, codeNames []string) {
+func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.Report, t *ingest.TreeReport, opts Options) {
 	dir, err := sitefs.Open(t.Dir)
 	if err != nil {
 		res.Errors = append(res.Errors, finding.Finding{File: shown(site, t.Dir), Line: 1, Rule: RuleIngest, Message: "cannot open the tree folder: " + err.Error()})
@@ -190,9 +219,20 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 	fileOf := func(p *ingest.PageReport) string {
 		return shown(site, filepath.Join(t.Dir, filepath.FromSlash(p.File)))
 	}
+	broken := func(f finding.Finding) {
+		if opts.Links == LinksWarn {
+			res.Warnings = append(res.Warnings, f)
+		} else {
+			res.Errors = append(res.Errors, f)
+		}
+	}
 	for i := range t.Pages {
 		p := &t.Pages[i]
-		for _, l := range pageLinks(p) {
+		var links []link
+		if opts.Links != LinksOff {
+			links = pageLinks(p)
+		}
+		for _, l := range links {
 			at := finding.Finding{File: fileOf(p), Line: p.CopyLine + l.line - 1}
 			target, frag, _ := strings.Cut(l.target, "#")
 			if j := strings.IndexByte(target, '?'); j >= 0 {
@@ -221,7 +261,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 					} else {
 						at.Message += "; link a listed page by its path (e.g. /guides/setup), or add and list the page"
 					}
-					res.Errors = append(res.Errors, at)
+					broken(at)
 					continue
 				}
 			}
@@ -242,9 +282,9 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 			} else {
 				at.Message += ", which has no heading; link the page without the anchor"
 			}
-			res.Errors = append(res.Errors, at)
+			broken(at)
 		}
-		for _, f := range surface.Check(p.Copy, surface.Options{MustName: false, CodeNames: codeNames}) {
+		for _, f := range surface.Check(p.Copy, surface.Options{MustName: false, CodeNames: opts.CodeNames}) {
 			res.Warnings = append(res.Warnings, finding.Finding{File: fileOf(p), Line: p.CopyLine + max(f.Line, 1) - 1, Rule: RuleCTX08 + string(f.Rule), Message: f.Detail})
 		}
 	}

@@ -17,10 +17,16 @@ func (l LogRecorder) Record(ctx context.Context, r Record) {
 	if log == nil {
 		log = slog.Default()
 	}
-	log.LogAttrs(ctx, slog.LevelInfo, "call",
+	attrs := []slog.Attr{
 		slog.String("action", r.Action), slog.String("transport", r.Transport), slog.String("subject", r.Subject),
 		slog.String("code", r.Code), slog.Int("status", r.Status),
 		slog.String("credential", r.Credential), slog.String("account", r.Account), slog.String("application", r.Application),
-		slog.String("version", r.Version), slog.Int("code_points", r.CodePoints),
-		slog.Int64("us", r.Duration.Microseconds()))
+	}
+	// A refusal served no version's text: its line names no version,
+	// rather than version="".
+	if r.Version != "" {
+		attrs = append(attrs, slog.String("version", r.Version))
+	}
+	attrs = append(attrs, slog.Int("code_points", r.CodePoints), slog.Int64("us", r.Duration.Microseconds()))
+	log.LogAttrs(ctx, slog.LevelInfo, "call", attrs...)
 }

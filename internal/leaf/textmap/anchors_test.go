@@ -27,6 +27,17 @@ func TestAnchor(t *testing.T) {
 		{"İstanbul", "istanbul"},
 		{"!!!", ""},
 		{"", ""},
+		// Inline JSX and HTML is markup, not heading text: its tags are
+		// dropped and their content kept, as a renderer's slugger sees it.
+		{"`colors` - <Badge color=\"red\">required</Badge>", "colors---required"},
+		{"Limits<br/>and bounds", "limitsand-bounds"},
+		{"New <Tag value={1} kind='x'>beta</Tag>", "new-beta"},
+		// A tag inside a code span, escaped, or not a tag is text.
+		{"POST `/api/v1/actions/<action>`", "post-apiv1actionsaction"},
+		{"Resource \\<String\\>", "resource-string"},
+		{"Type <Microsoft.Win32.RegistryValueKind>", "type-microsoftwin32registryvaluekind"},
+		{"a < b and c > d", "a--b-and-c--d"},
+		{"unclosed `<code> span", "unclosed--span"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
