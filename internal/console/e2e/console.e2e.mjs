@@ -230,7 +230,7 @@ try {
     want(await anon.locator('#operator-status').filter({ hasText: 'needs an admin credential' }).count() === 1, 'the anonymous operator view does not say it needs an admin credential');
     want(errors.length === 0, `console errors on an anonymous load: ${errors.join(' | ')}`);
     want(refused.length === 0, `refused or failed requests on an anonymous load: ${refused.join(' | ')}`);
-    const icon = await anon.locator('link[rel="icon"]').getAttribute('href');
+    const icon = await anon.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href') ?? null);
     want(icon !== null, 'the page links no icon');
     for (const u of [new URL(icon || 'favicon.svg', `${base}/console/`).href, `${base}/favicon.ico`]) {
       const r = await anon.request.get(u);
