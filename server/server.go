@@ -144,11 +144,14 @@ func (s *Server) route() error {
 	apiGuarded.Log = log
 	mux.Handle("/api/v1/actions/", guarded(guard, apiGuarded, e))
 	// The console's static files are served beside the API, outside its
-	// middleware; with console off, /console/ is the API's unknown path.
+	// middleware; with console off, /console/, /favicon.ico and GET / are
+	// the API's unknown paths. With it on, GET / redirects to it.
 	if cfg.ConsoleOn() {
 		ch := accessLogged(console.Handler(), log)
 		mux.Handle(console.Prefix, ch)
 		mux.Handle(strings.TrimSuffix(console.Prefix, "/"), ch)
+		mux.Handle(console.Favicon, ch)
+		mux.Handle("GET "+console.Root+"{$}", ch)
 	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).

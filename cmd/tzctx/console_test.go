@@ -35,8 +35,8 @@ func consoleGet(t *testing.T, url string) (*http.Response, string) {
 }
 
 // TestConsoleServedByDefault: tzctx serve answers the console at
-// /console/ with its policy, /console redirects there, and the API
-// beside it is untouched.
+// /console/ with its policy, /console and GET / redirect there,
+// /favicon.ico is its icon, and the API beside it is untouched.
 func TestConsoleServedByDefault(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "con-1", "--activate")
@@ -59,13 +59,37 @@ func TestConsoleServedByDefault(t *testing.T) {
 	if r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Location") != "/console/" {
 		t.Errorf("GET /console: %d Location %q, want 301 to /console/", r.StatusCode, r.Header.Get("Location"))
 	}
+	// GET / goes to the console, and the browser's icon is there.
+	r, _ = consoleGet(t, s.base+"/")
+	if r.StatusCode != http.StatusFound || r.Header.Get("Location") != "/console/" {
+		t.Errorf("GET /: %d Location %q, want 302 to /console/", r.StatusCode, r.Header.Get("Location"))
+	}
+	r, body = consoleGet(t, s.base+"/favicon.ico")
+	if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(body, "\x00\x00\x01\x00") {
+		t.Errorf("GET /favicon.ico: %d %q, want 200 and an ICO file", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	r, _ = consoleGet(t, s.base+"/console/favicon.svg")
+	if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("GET /console/favicon.svg: %d %q, want 200 and SVG", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	// Only GET / is redirected: another method, or another path, is the
+	// API's unknown path still.
+	if pr, err := http.Post(s.base+"/", "application/json", strings.NewReader("{}")); err != nil {
+		t.Errorf("POST /: %v", err)
+	} else {
+		pr.Body.Close()
+		if pr.StatusCode != http.StatusNotFound {
+			t.Errorf("POST /: %d, want 404", pr.StatusCode)
+		}
+	}
 	if code, _, raw, err := post(s.base, "read_documentation", map[string]any{"tree": "cloud"}); err != nil || code != http.StatusOK {
 		t.Errorf("the API beside the console: %d %v %.200s", code, err, raw)
 	}
 }
 
 // TestConsoleOff: "console": false in the configuration file turns the
-// console off; /console/ and its files are then unknown paths.
+// console off; /console/ and its files, / and /favicon.ico are then
+// unknown paths (404), as they are to the API.
 func TestConsoleOff(t *testing.T) {
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "con-1", "--activate")
@@ -81,7 +105,7 @@ func TestConsoleOff(t *testing.T) {
 		t.Fatal(`"console": false reads as on`)
 	}
 	s := startServer(t, dataDir, cfg)
-	for _, p := range []string{"/console/", "/console/console.js", "/console"} {
+	for _, p := range []string{"/console/", "/console/console.js", "/console", "/", "/favicon.ico"} {
 		r, body := consoleGet(t, s.base+p)
 		if r.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s with the console off: %d %.200q, want 404", p, r.StatusCode, body)

@@ -20,6 +20,14 @@ import (
 // Prefix is the path the console is served under.
 const Prefix = "/console/"
 
+// Favicon is the path browsers ask for a site's icon at; the console
+// answers it with its own icon, the one its page also links to as
+// favicon.svg.
+const Favicon = "/favicon.ico"
+
+// Root is the server's root path, which the console redirects to Prefix.
+const Root = "/"
+
 // CSP is the Content-Security-Policy of every console answer: scripts,
 // styles and images from the page's own origin alone, never inline, and
 // calls to that origin alone.
@@ -42,6 +50,7 @@ var types = map[string]string{
 	".css":  "text/css; charset=utf-8",
 	".svg":  "image/svg+xml",
 	".png":  "image/png",
+	".ico":  "image/x-icon",
 }
 
 // Files returns the names of the embedded files, as served under Prefix
@@ -57,8 +66,10 @@ func Files() []string {
 	return out
 }
 
-// Handler returns the handler of Prefix and of the bare /console, which
-// it redirects to Prefix. It answers GET and HEAD alone.
+// Handler returns the handler of Prefix, of the bare /console and of
+// Root, which it redirects to Prefix, and of Favicon. It answers GET and
+// HEAD alone. Root's redirect is a 302, not a 301, since a browser keeps
+// a 301 and the console may later be turned off.
 func Handler() http.Handler {
 	files := map[string]*file{}
 	for _, name := range Files() {
@@ -90,7 +101,14 @@ func Handler() http.Handler {
 			plain(w, http.StatusMethodNotAllowed, "the console answers GET and HEAD alone")
 			return
 		}
+		if r.URL.Path == Root {
+			http.Redirect(w, r, Prefix, http.StatusFound)
+			return
+		}
 		name, ok := strings.CutPrefix(r.URL.Path, Prefix)
+		if r.URL.Path == Favicon {
+			name, ok = "favicon.ico", true
+		}
 		if !ok {
 			plain(w, http.StatusNotFound, "no such console file; open "+Prefix)
 			return

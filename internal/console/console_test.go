@@ -42,6 +42,8 @@ func TestHandlerServesEachFileWithStrictHeaders(t *testing.T) {
 		"console.js":  "text/javascript; charset=utf-8",
 		"score.js":    "text/javascript; charset=utf-8",
 		"console.css": "text/css; charset=utf-8",
+		"favicon.svg": "image/svg+xml",
+		"favicon.ico": "image/x-icon",
 	}
 	for _, f := range console.Files() {
 		if _, ok := want[f]; !ok {
@@ -101,13 +103,23 @@ func TestPolicyIsTheAgreedOne(t *testing.T) {
 	}
 }
 
-// TestRedirectsAndRefusals: /console redirects to /console/; an unknown
+// TestRedirectsAndRefusals: /console redirects to /console/, and / does
+// too (302, since the console may be turned off later); /favicon.ico is
+// the console's icon; an unknown
 // file is 404; a method other than GET and HEAD is 405 naming them.
 func TestRedirectsAndRefusals(t *testing.T) {
 	h := console.Handler()
 	r := get(t, h, http.MethodGet, "/console")
 	if r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Location") != "/console/" {
 		t.Errorf("GET /console: %d Location %q, want 301 to /console/", r.StatusCode, r.Header.Get("Location"))
+	}
+	r = get(t, h, http.MethodGet, "/")
+	if r.StatusCode != http.StatusFound || r.Header.Get("Location") != "/console/" {
+		t.Errorf("GET /: %d Location %q, want 302 to /console/", r.StatusCode, r.Header.Get("Location"))
+	}
+	r = get(t, h, http.MethodGet, "/favicon.ico")
+	if b := body(t, r); r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(b, "\x00\x00\x01\x00") {
+		t.Errorf("GET /favicon.ico: %d %q %.8q, want 200 and an ICO file", r.StatusCode, r.Header.Get("Content-Type"), b)
 	}
 	for _, p := range []string{"/console/nope.js", "/console/static/console.js", "/console/../go.mod", "/console/e2e/package.json"} {
 		if r := get(t, h, http.MethodGet, p); r.StatusCode != http.StatusNotFound {
@@ -194,8 +206,8 @@ func TestScriptNeverPutsTheTokenInAURL(t *testing.T) {
 		}
 	}
 	for _, m := range regexp.MustCompile(`p\.set\('([a-z]+)'`).FindAllStringSubmatch(js, -1) {
-		if m[1] != "route" && m[1] != "limit" {
-			t.Errorf("the page hash carries %q; it holds a route and a limit alone", m[1])
+		if m[1] != "route" && m[1] != "id" && m[1] != "limit" {
+			t.Errorf("the page hash carries %q; it holds a route or a content ID and a limit alone", m[1])
 		}
 	}
 }

@@ -162,6 +162,84 @@ async function run(name, fn) {
 const browser = await chromium.launch({ executablePath: process.env.TZCTX_CHROMIUM || '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 let adminMissing = '';
 try {
+  // A newcomer's first look: every view loaded anonymously, as a person
+  // with the developer tools open would. No red line in the console, no
+  // refused or failed request, the icon there, and the view's heading
+  // focused without a ring.
+  await run('anonymous load of every view is clean', async () => {
+    const actx = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+    const anon = await actx.newPage();
+    watch(anon, 'anonymous page');
+    // Every problem is gathered, not only the first, so one run names
+    // them all.
+    const problems = [];
+    const want = (cond, msg) => {
+      if (!cond) {
+        problems.push(msg);
+      }
+    };
+    const errors = [];
+    const refused = [];
+    let reads = 0;
+    anon.on('console', (m) => {
+      if (m.type() === 'error') {
+        errors.push(m.text());
+      }
+    });
+    anon.on('response', (r) => {
+      if (r.status() >= 400) {
+        refused.push(`${r.request().method()} ${r.url()} ${r.status()}`);
+      }
+    });
+    anon.on('requestfailed', (r) => refused.push(`${r.method()} ${r.url()} failed: ${r.failure()?.errorText}`));
+    anon.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/actions/read_context')) {
+        reads++;
+      }
+    });
+    const views = [
+      ['#/catalog', '#catalog-status[data-done="true"]'],
+      ['#/search', '#tree option[value="cloud"]'],
+      ['#/page', '#view-title'],
+      ['#/page?route=%2Fcloud%2Freference%2Fhttp%2F&limit=2000', '#page-status'],
+      ['#/page?id=overview&limit=2000', '#page-status'],
+      ['#/operator', '#operator-status'],
+    ];
+    for (const [hash, ready] of views) {
+      reads = 0;
+      await open(anon, hash);
+      try {
+        await anon.locator(ready).first().waitFor({ state: 'attached' });
+      } catch {
+        want(false, `${hash}: ${ready} never appeared`);
+      }
+      await anon.locator('#who').filter({ hasText: 'Reading' }).waitFor();
+      // Let the load's last calls land.
+      await anon.waitForLoadState('networkidle');
+      if (hash === '#/catalog') {
+        want(reads === 0, `the catalog view made ${reads} read_context calls; its data is the list_context answer`);
+      }
+      const f = await anon.evaluate(() => {
+        const a = document.activeElement;
+        const st = getComputedStyle(a);
+        return { id: a.id, outline: st.outlineStyle, width: st.outlineWidth };
+      });
+      want(f.id === 'view-title', `${hash}: the focus is on #${f.id}, not the view's heading`);
+      want(f.outline === 'none' || f.width === '0px', `${hash}: the focused heading draws a ${f.outline} ${f.width} outline`);
+    }
+    want(await anon.locator('#operator-status').filter({ hasText: 'needs an admin credential' }).count() === 1, 'the anonymous operator view does not say it needs an admin credential');
+    want(errors.length === 0, `console errors on an anonymous load: ${errors.join(' | ')}`);
+    want(refused.length === 0, `refused or failed requests on an anonymous load: ${refused.join(' | ')}`);
+    const icon = await anon.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href') ?? null);
+    want(icon !== null, 'the page links no icon');
+    for (const u of [new URL(icon || 'favicon.svg', `${base}/console/`).href, `${base}/favicon.ico`]) {
+      const r = await anon.request.get(u);
+      want(r.status() === 200 && /^image\//.test(r.headers()['content-type'] || ''), `${u}: ${r.status()} ${r.headers()['content-type']}`);
+    }
+    await actx.close();
+    check(problems.length === 0, problems.join('; '));
+  });
+
   const ctx = await browser.newContext({ viewport: { width: 1000, height: 800 } });
   const page = await ctx.newPage();
   watch(page, 'reader page');
@@ -175,18 +253,28 @@ try {
     check(ids.length === want.entries.length, `${ids.length} rows, the API lists ${want.entries.length}`);
     check(ids.join('\n') === want.entries.map((e) => e.id).join('\n'), 'the rows are not the API entries in order');
     check(ids.includes('docs:cloud') && !ids.some((id) => id.startsWith('docs:blueprint')), 'an anonymous caller sees docs:blueprint, or not docs:cloud');
-    // Each row's total and stamp are the entry's own.
-    const row = page.locator('tr[data-id="overview"]');
-    const r = (await api('read_context', { id: 'overview', limit: 1 })).body;
-    check((await row.locator('td.num').textContent()) === String(r.total), 'the overview row total differs from read_context');
-    check((await row.locator('td.stamp code').getAttribute('title')) === r.stamp, 'the overview row stamp differs from read_context');
+    // Each ID is a link to its reading in the Page view.
+    const hrefs = await page.locator('table.catalog tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelector('th a')?.getAttribute('href')));
+    hrefs.forEach((h, i) => check(h === `#/page?id=${encodeURIComponent(ids[i]).replace(/%20/g, '+')}&limit=2000`, `the ID ${ids[i]} links to ${h}`));
     check(await page.locator('#nav-operator').isHidden(), 'an anonymous caller is shown the operator panel');
     await shot(page, 'catalog');
     await audit(page, 'catalog');
+    // Following one reads it with read_context, its total and stamp the
+    // entry's own.
+    await page.getByRole('link', { name: 'source:contracts/overview.md', exact: true }).click();
+    await page.locator('#page-status').waitFor();
+    const r = (await api('read_context', { id: 'source:contracts/overview.md', limit: 2000 })).body;
+    check(await page.locator('section.chunk pre').first().textContent() === r.text, 'the first chunk shown is not read_context\'s');
+    const st = await page.locator('#page-status').textContent();
+    check(st.startsWith('source:contracts/overview.md: 1 chunk shown') && st.includes(`of ${r.total} code points; stamp ${r.stamp.slice(0, 12)}`), `page status ${st}`);
+    await page.getByRole('button', { name: 'Read to the end' }).click();
+    await page.locator('#page-status').filter({ hasText: 'This is the end of the page.' }).waitFor({ timeout: 60000 });
+    const whole = await page.locator('section.chunk pre').allTextContents();
+    check(whole.join('').length > r.text.length, 'reading an entry to its end adds nothing');
   });
 
   await run('anonymous search has no gated tree', async () => {
-    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Search' }).click();
     await page.getByRole('searchbox', { name: 'Words' }).waitFor();
     const trees = await treeOptions(page);
     check(trees.join(',') === ',cloud,tzdocs', `tree options ${trees.join(',')}`);
@@ -206,7 +294,7 @@ try {
     await useToken(page, tokens.holder);
     const ids = await catalogIDs(page);
     check(ids.includes('docs:blueprint') && ids.includes('docs:blueprint:full'), 'the holder does not see docs:blueprint');
-    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Search' }).click();
     const trees = await treeOptions(page);
     check(trees.join(',') === ',cloud,blueprint,tzdocs', `tree options ${trees.join(',')}`);
   });
@@ -228,6 +316,10 @@ try {
       }
     }
     check(new Set(items.map((i) => i.score)).size > 1, 'every result scores the same: the order is not exercised');
+    const cap = JSON.parse((await api('read_context', { id: 'source:schemas/served_context.json', limit: 16000 })).body.text).limits.search_match_limit;
+    const said = await page.locator('#search-status').textContent();
+    const want = items.length < cap ? `${items.length} pages match;` : `${cap} or more pages match;`;
+    check(said.startsWith(want), `${items.length} results under a cap of ${cap} are told as ${said}`);
     log(`scores in the server's order: ${items.map((i) => i.score).join(' ')}`);
     if (readmeShot) {
       await page.locator('ol.results > li').first().scrollIntoViewIfNeeded();
@@ -241,7 +333,22 @@ try {
     await page.locator('#search-status[data-done="true"]').waitFor({ timeout: 60000 });
     const s2 = await page.locator('ol.results > li').evaluateAll((ls) => ls.map((l) => Number(l.dataset.score)));
     check(s2.length > 1 && s2.every((s, i) => i === 0 || s2[i - 1] >= s), `one-tree scores out of order: ${s2.join(' ')}`);
+    // Fewer than the cap: the count is exact.
+    const said2 = await page.locator('#search-status').textContent();
+    check(s2.length < cap && said2.startsWith(`${s2.length} pages match;`), `${s2.length} results under a cap of ${cap} are told as ${said2}`);
     log(`"Errors" in cloud: ${s2.join(' ')}`);
+  });
+
+  await run('a search that fills the cap says more may match', async () => {
+    const cap = JSON.parse((await api('read_context', { id: 'source:schemas/served_context.json', limit: 16000 })).body.text).limits.search_match_limit;
+    await page.getByLabel('Tree').selectOption('');
+    await page.getByRole('searchbox', { name: 'Words' }).fill('e');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.locator('#search-status[data-done="true"]').waitFor({ timeout: 60000 });
+    const n = await page.locator('ol.results > li').count();
+    check(n === cap, `"e" shows ${n} results, the cap is ${cap}: the sample site no longer fills it`);
+    const said = await page.locator('#search-status').textContent();
+    check(said.startsWith(`${cap} or more pages match; the answer lists the first ${cap}`), `a full answer is told as: ${said}`);
   });
 
   await run('rule-code preface', async () => {
@@ -332,7 +439,7 @@ try {
       await admin.goto(`${base}/console/`);
       await useToken(admin, tokens.admin);
       await admin.locator('#nav-operator').waitFor({ state: 'visible' });
-      await admin.getByRole('link', { name: 'Operator' }).click();
+      await admin.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Operator' }).click();
       await admin.locator('#operator-status[data-done="true"]').waitFor();
       before = (await api('admin_status', {}, tokens.admin, CONSOLE)).body.active;
       check(await admin.locator(`tr[data-version="${before}"].active`).count() === 1, `the active version ${before} is not marked`);
@@ -340,6 +447,22 @@ try {
       const rd = admin.locator('table.metrics tr[data-action="read_documentation"] td.num').first();
       check(Number(await rd.textContent()) > 0, 'the metrics show no read_documentation calls');
       check(await admin.locator('table.records tbody tr').count() > 0, 'no records shown');
+      // At 1,400 px the records fit their region, each time on one line.
+      await admin.setViewportSize({ width: 1400, height: 900 });
+      const fit = await admin.evaluate(() => {
+        const region = document.querySelector('table.records').parentElement;
+        const times = [...document.querySelectorAll('table.records td.c-time, table.records tbody tr td:first-child')];
+        const wrapped = times.filter((td) => {
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+        }).map((td) => td.textContent);
+        return { scroll: region.scrollWidth, client: region.clientWidth, page: document.documentElement.scrollWidth, wrapped, n: times.length };
+      });
+      check(fit.scroll <= fit.client && fit.page <= 1400, `at 1400 px the records table is ${fit.scroll} px wide in a ${fit.client} px region (page ${fit.page} px)`);
+      check(fit.n > 0 && fit.wrapped.length === 0, `timestamps wrap: ${fit.wrapped.slice(0, 3).join(', ')}`);
+      await shot(admin, 'operator-1400');
+      await admin.setViewportSize({ width: 1000, height: 800 });
       await shot(admin, 'operator');
       await audit(admin, 'operator');
     });

@@ -26,6 +26,13 @@ function token() {
   return sessionStorage.getItem(TOKEN_KEY) || '';
 }
 
+function hasToken() {
+  if (!token()) {
+    return false;
+  }
+  return true;
+}
+
 function authHeaders() {
   const h = {};
   const t = token();
@@ -140,6 +147,7 @@ let generation = 0;
 // takes the focus, so a keyboard user lands on it.
 function view(title, ...children) {
   const h = el('h1', { tabindex: '-1', id: 'view-title' }, title);
+  main().classList.remove('wide');
   main().replaceChildren(h, ...children);
   document.title = title + ' · tzctx console';
   h.focus({ preventScroll: false });
@@ -187,7 +195,7 @@ async function readableTrees() {
 
 async function showCatalog() {
   const status = el('p', { role: 'status', id: 'catalog-status' }, 'Reading the catalog…');
-  const gen = view('Catalog', el('p', {}, 'The list_context answer for this credential, a page at a time as the API pages it. Total and stamp per entry come from a one-code-point read of it.'), status);
+  const gen = view('Catalog', el('p', {}, 'The list_context answer for this credential, a page at a time as the API pages it. Each ID opens its text in the Page view, with its total and stamp.'), status);
   const c = memory.catalog;
   let a;
   try {
@@ -210,37 +218,21 @@ async function showCatalog() {
   c.stamp = a.stamp;
   const last = a.offset + a.entries.length;
   status.textContent = `Entries ${a.entries.length ? a.offset + 1 : 0} to ${last} of ${a.total}; catalog stamp ${a.stamp}.`;
-  const rows = a.entries.map((e) => {
-    const total = el('td', { class: 'num' }, '…');
-    const stamp = el('td', { class: 'stamp' }, '…');
-    const tr = el('tr', { 'data-id': e.id },
-      el('th', { scope: 'row', class: 'id' }, el('code', {}, e.id)),
-      el('td', {}, e.title || ''),
-      el('td', {}, el('code', {}, e.mime_type)),
-      total, stamp);
-    tr.fill = (t, s) => {
-      total.textContent = t;
-      stamp.replaceChildren(el('code', { title: s }, short(s)));
-    };
-    return { e, tr };
-  });
+  // The catalog answer alone: a read of each entry for its total would
+  // fill the records with the console's own calls.
+  const rows = a.entries.map((e) => el('tr', { 'data-id': e.id },
+    el('th', { scope: 'row', class: 'id' }, el('a', { href: idHash(e.id, DEFAULT_PAGE_LIMIT) }, el('code', {}, e.id))),
+    el('td', {}, e.title || ''),
+    el('td', {}, el('code', {}, e.mime_type)),
+    el('td', {}, el('code', {}, e.tool || ''), e.tree ? ` (${e.tree}, ${e.part}; ${e.auth})` : '')));
   const table = el('table', { class: 'catalog' },
     el('caption', {}, 'Catalog entries'),
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'ID'), el('th', { scope: 'col' }, 'Title'), el('th', { scope: 'col' }, 'MIME type'), el('th', { scope: 'col' }, 'Total'), el('th', { scope: 'col' }, 'Stamp'))),
-    el('tbody', {}, rows.map((r) => r.tr)));
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'ID'), el('th', { scope: 'col' }, 'Title'), el('th', { scope: 'col' }, 'MIME type'), el('th', { scope: 'col' }, 'Read with'))),
+    el('tbody', {}, rows));
   const pager = el('div', { class: 'pager' },
     el('button', { type: 'button', disabled: c.back.length === 0, onclick: () => { const p = c.back.pop(); c.offset = p.offset; showCatalog(); } }, 'Previous page'),
     el('button', { type: 'button', disabled: a.next_offset === null, onclick: () => { c.back.push({ offset: c.offset }); c.offset = a.next_offset; showCatalog(); } }, 'Next page'));
   main().append(el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Catalog entries, scrollable' }, table), pager);
-  await pool(rows, 4, async ({ e, tr }) => {
-    try {
-      const r = await call('read_context', { id: e.id, limit: 1 });
-      tr.fill(String(r.total), r.stamp);
-    } catch (err) {
-      tr.fill(err.code || 'refused', '');
-    }
-  });
-  status.textContent += ' Totals and stamps read.';
   status.dataset.done = 'true';
 }
 
@@ -274,6 +266,37 @@ async function showSearch() {
   }
 }
 
+// matchLimit is the contract's search_match_limit, the most pages a
+// search answers: read once, from the limits of the served contract's
+// source:schemas/served_context.json (as the overview says), so a full
+// answer can say that more pages may match. Null where it cannot be read.
+let matchLimit;
+
+async function searchMatchLimit() {
+  if (matchLimit === undefined) {
+    try {
+      const w = await readWhole('read_context', { id: 'source:schemas/served_context.json', limit: 16000 });
+      const n = JSON.parse(w.text).limits.search_match_limit;
+      matchLimit = Number.isInteger(n) && n > 0 ? n : null;
+    } catch {
+      matchLimit = null;
+    }
+  }
+  return matchLimit;
+}
+
+// matchCount says how many pages match: where the answer holds as many
+// as the contract lets one hold, more may match than it lists.
+function matchCount(n, cap) {
+  if (cap && n >= cap) {
+    return `${cap} or more pages match; the answer lists the first ${cap} (search_match_limit), best first`;
+  }
+  if (!cap && n > 0) {
+    return `${n} ${n === 1 ? 'page' : 'pages'} listed (an answer lists at most search_match_limit pages)`;
+  }
+  return `${n} ${n === 1 ? 'page matches' : 'pages match'}`;
+}
+
 async function runSearch(out) {
   const s = memory.search;
   const status = el('p', { role: 'status' }, 'Searching…');
@@ -290,13 +313,14 @@ async function runSearch(out) {
     return;
   }
   const parsed = parseSearch(whole.text);
-  s.answer = { ...parsed, words: queryWords(s.q), total: whole.total, stamp: whole.stamp, id: whole.id, scores: new Map() };
+  const cap = parsed.results.length ? await searchMatchLimit() : null;
+  s.answer = { ...parsed, cap, words: queryWords(s.q), total: whole.total, stamp: whole.stamp, id: whole.id, scores: new Map() };
   renderResults(out, s.answer);
 }
 
 function renderResults(out, ans) {
   const status = el('p', { role: 'status', id: 'search-status' },
-    `${ans.results.length} ${ans.results.length === 1 ? 'page matches' : 'pages match'}; answer ${ans.id}, ${ans.total} code points, stamp ${short(ans.stamp)}. Working out the scores…`);
+    `${matchCount(ans.results.length, ans.cap)}; answer ${ans.id}, ${ans.total} code points, stamp ${short(ans.stamp)}. Working out the scores…`);
   const list = el('ol', { class: 'results' });
   const children = [status];
   if (ans.preface) {
@@ -349,25 +373,60 @@ function pageHash(route, limit) {
   return '#/page?' + p.toString();
 }
 
+// idHash is the Page view's location for a catalog entry, read with
+// read_context by its ID.
+function idHash(id, limit) {
+  const p = new URLSearchParams();
+  p.set('id', id);
+  p.set('limit', String(limit));
+  return '#/page?' + p.toString();
+}
+
 async function showPage(params) {
-  const route = params.get('route') || (memory.page && memory.page.route) || '';
+  // A reading names a page route (read_documentation) or a catalog ID
+  // (read_context).
+  let kind = 'route';
+  let target = '';
+  if (params.get('id') !== null) {
+    kind = 'id';
+    target = params.get('id');
+  } else if (params.get('route') !== null) {
+    target = params.get('route');
+  } else if (memory.page) {
+    kind = memory.page.kind;
+    target = memory.page.target;
+  }
   let limit = parseInt(params.get('limit') || '', 10);
   if (!LIMITS.includes(limit)) {
     limit = (memory.page && memory.page.limit) || DEFAULT_PAGE_LIMIT;
   }
-  const routeInput = el('input', { type: 'text', id: 'route', name: 'route', value: route, autocomplete: 'off', spellcheck: 'false', placeholder: '/cloud/reference/http/' });
+  const kindSelect = el('select', { id: 'kind', name: 'kind' },
+    el('option', { value: 'route', selected: kind === 'route' }, 'A page route (read_documentation)'),
+    el('option', { value: 'id', selected: kind === 'id' }, 'A catalog ID (read_context)'));
+  const routeInput = el('input', { type: 'text', id: 'route', name: 'route', value: target, autocomplete: 'off', spellcheck: 'false', placeholder: kind === 'id' ? 'overview' : '/cloud/reference/http/' });
+  kindSelect.addEventListener('change', () => {
+    routeInput.placeholder = kindSelect.value === 'id' ? 'overview' : '/cloud/reference/http/';
+  });
   const limitSelect = el('select', { id: 'limit', name: 'limit' }, LIMITS.map((n) => el('option', { value: n, selected: n === limit }, String(n))));
   const form = el('form', { class: 'pageform', 'aria-label': 'Read a page' },
-    el('label', { for: 'route' }, 'Route'), routeInput,
+    el('label', { for: 'kind' }, 'Read'), kindSelect,
+    el('label', { for: 'route' }, 'Route or ID'), routeInput,
     el('label', { for: 'limit' }, 'Chunk limit (code points)'), limitSelect,
     el('button', { type: 'submit' }, 'Read'));
   const out = el('div', { id: 'page-out' });
-  view('Page', el('p', {}, 'read_documentation with page: the chunks exactly as paged, each boundary drawn, each continuation shown.'), form, out);
+  view('Page', el('p', {}, 'read_documentation with page, or read_context with a catalog ID: the chunks exactly as paged, each boundary drawn, each continuation shown.'), form, out);
   const restart = () => {
+    const k = kindSelect.value === 'id' ? 'id' : 'route';
     const r = routeInput.value.trim();
     const l = parseInt(limitSelect.value, 10);
-    history.replaceState(null, '', r ? pageHash(r, l) : '#/page');
-    memory.page = { route: r, limit: l, stamp: null, total: 0, chunks: [], next: 0, headings: null, changed: null, error: null };
+    if (!r) {
+      history.replaceState(null, '', '#/page');
+      memory.page = null;
+      out.replaceChildren(el('p', { role: 'status' }, k === 'id' ? 'Give a catalog ID to read.' : 'Give a page route to read.'));
+      return;
+    }
+    history.replaceState(null, '', k === 'id' ? idHash(r, l) : pageHash(r, l));
+    memory.page = { kind: k, target: r, limit: l, stamp: null, total: 0, chunks: [], next: 0, headings: null, changed: null, error: null };
     readChunk(out, 0);
   };
   form.addEventListener('submit', (ev) => {
@@ -377,9 +436,9 @@ async function showPage(params) {
   limitSelect.addEventListener('change', restart);
   out.restart = restart;
   const m = memory.page;
-  if (m && m.route === route && m.limit === limit) {
+  if (m && m.kind === kind && m.target === target && m.limit === limit) {
     renderPage(out);
-  } else if (route) {
+  } else if (target) {
     restart();
   }
 }
@@ -388,7 +447,7 @@ async function showPage(params) {
 // 0) and appends it, or, with replace, starts the chunks over from it.
 async function readChunk(out, offset, replace = false) {
   const m = memory.page;
-  const body = { page: m.route, limit: m.limit };
+  const body = m.kind === 'id' ? { id: m.target, limit: m.limit } : { page: m.target, limit: m.limit };
   if (offset > 0) {
     body.offset = offset;
     body.stamp = m.stamp;
@@ -396,7 +455,7 @@ async function readChunk(out, offset, replace = false) {
   m.busy = true;
   renderPage(out);
   try {
-    const a = await call('read_documentation', body);
+    const a = await call(m.kind === 'id' ? 'read_context' : 'read_documentation', body);
     if (replace) {
       m.chunks = [];
     }
@@ -482,8 +541,13 @@ async function readToEnd(out) {
 // ---- Operator panel ------------------------------------------------
 
 // adminStatus answers admin_status, or null where this credential is not
-// an admin one (or the server has no admin actions).
+// an admin one (or the server has no admin actions). An anonymous caller
+// is never an admin, so it is not asked: the call would only be a
+// refusal, in the records and in the browser's console.
 async function adminStatus(records) {
+  if (!token()) {
+    return null;
+  }
   try {
     return await call('admin_status', { records }, { admin: true });
   } catch (err) {
@@ -582,6 +646,10 @@ function ms(seconds) {
 async function showOperator() {
   const status = el('p', { role: 'status', id: 'operator-status' }, 'Asking admin_status…');
   const gen = view('Operator', el('p', {}, 'admin_status and admin_activate, for an admin credential alone, and the call metrics from /metrics.'), status);
+  // The records table has eleven columns: the panel takes the window's
+  // width.
+  main().classList.add('wide');
+  const anonymous = !hasToken();
   let st;
   try {
     st = await adminStatus(50);
@@ -594,7 +662,9 @@ async function showOperator() {
   }
   if (st === null) {
     document.getElementById('nav-operator').hidden = true;
-    status.textContent = 'The operator panel needs an admin credential; this one is not (admin_status was refused).';
+    status.textContent = anonymous
+      ? 'The operator panel needs an admin credential: give one under Credential above.'
+      : 'The operator panel needs an admin credential; this one is not (admin_status was refused).';
     return;
   }
   document.getElementById('nav-operator').hidden = false;
@@ -656,7 +726,7 @@ async function showOperator() {
   const records = el('table', { class: 'records' },
     el('caption', {}, `The last ${recs.length} call records, newest first (records never hold query words)`),
     el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
-    el('tbody', {}, recs.map((r) => el('tr', {}, cols.map((c) => el('td', {}, cell(r, c)))))));
+    el('tbody', {}, recs.map((r) => el('tr', {}, cols.map((c) => el('td', { class: 'c-' + c }, cell(r, c)))))));
   const metricsBox = el('div', { id: 'metrics' }, el('p', {}, 'Reading /metrics…'));
   main().append(
     el('section', { 'aria-labelledby': 'h-versions' }, el('h2', { id: 'h-versions' }, 'Versions'), el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Versions, scrollable' }, versions), result,
