@@ -97,7 +97,7 @@ func llmsLinks(line string) []llmsLink {
 		if o := strings.LastIndexByte(text, '['); o >= 0 {
 			text = text[o+1:]
 		}
-		target := strings.Fields(line[i+j+2 : i+j+2+k] + " ")[0]
+		target := strings.Fields(line[i+j+2:i+j+2+k] + " ")[0]
 		out = append(out, llmsLink{text: strings.TrimSpace(text), target: strings.Trim(target, "<>")})
 		line = line[i+j+2+k+1:]
 	}
