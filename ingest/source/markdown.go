@@ -187,10 +187,10 @@ func orderEntries(t *Tree, e *entry, fms map[string]map[string]any, key string) 
 		}
 		rel := c.rel
 		if c.dir {
+			rank := 3
 			for _, k := range c.children {
-				if !k.dir && isHome(k.name) {
-					rel = k.rel
-					break
+				if !k.dir && isHome(k.name) && homeRank(k.name) < rank {
+					rel, rank = k.rel, homeRank(k.name)
 				}
 			}
 		}
