@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -224,7 +225,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if title == "" && headingTitles {
 		for _, h := range m.Headings {
 			if h.Depth == 1 {
-				title = oneLine(strings.TrimSpace(h.Text))
+				title = oneLine(strings.TrimSpace(attrList.ReplaceAllString(h.Text, "")))
 				break
 			}
 		}
@@ -255,6 +256,11 @@ func listedName(file string) string {
 	}
 	return file
 }
+
+// attrList matches a heading's trailing attribute list ("# Features
+// { #features }"), which MkDocs's attr_list and other dialects render as
+// the heading's id, not its text.
+var attrList = regexp.MustCompile(`\s*\{[ \t]*[#.][^}]*\}\s*$`)
 
 // readFault words a refusal of sitefs.ReadFile (other than a page's size)
 // as a problem and a fix; what is "page" or "file".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -228,11 +229,14 @@ func pageTitle(ctx context.Context, dir *sitefs.Folder, file string, opts Option
 			continue
 		}
 		if fence == "" && strings.HasPrefix(line, "# ") {
-			return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[2:]), "#"))
+			return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(headingAttrs.ReplaceAllString(line[2:], "")), "#"))
 		}
 	}
 	return ""
 }
+
+// headingAttrs matches a heading's trailing attribute list ("{ #id }").
+var headingAttrs = regexp.MustCompile(`\s*\{[ \t]*[#.][^}]*\}\s*$`)
 
 // yamlLine is the line a YAML error names, 0 where it names none.
 func yamlLine(err error) int {
