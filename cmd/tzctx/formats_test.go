@@ -99,10 +99,10 @@ func TestIngestFormatFaults(t *testing.T) {
 func TestCheckFormatLinks(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "tzdocs")
 	testkit.WriteFiles(t, tree, map[string]string{
-		"mkdocs.yml":             "nav:\n  - index.md\n  - guide/index.md\n  - guide/config.md\n  - Again: index.md\n",
-		"docs/index.md":          "# Home\n\n[g](guide/index.md) [c](./guide/config.md#options) [h](guide/config.html) [r](/guide/config/) [d](guide/)\n[bad](guide/nothere.md) [badanchor](guide/config.md#nope)\n",
-		"docs/guide/index.md":    "# Guide\n\n[up](../index.md) [sib](config.md) [out](../../README.md)\n",
-		"docs/guide/config.md":   "# Config\n\n## Options { #options }\n",
+		"mkdocs.yml":           "nav:\n  - index.md\n  - guide/index.md\n  - guide/config.md\n  - Again: index.md\n",
+		"docs/index.md":        "# Home\n\n[g](guide/index.md) [c](./guide/config.md#options) [h](guide/config.html) [r](/guide/config/) [d](guide/)\n[bad](guide/nothere.md) [badanchor](guide/config.md#nope)\n",
+		"docs/guide/index.md":  "# Guide\n\n[up](../index.md) [sib](config.md) [out](../../README.md)\n",
+		"docs/guide/config.md": "# Config\n\n## Options { #options }\n",
 	})
 	r := runCLI(t, t.TempDir(), "check", "--json", "--tree", "tzdocs="+tree)
 	var rep finding.Report
