@@ -346,3 +346,12 @@ func TestFolderBounds(t *testing.T) {
 	_, err = Markdown{}.Read(context.Background(), folder(t, map[string]string{"a/b/c/d/e.md": "# E\n"}), Options{MaxDepth: 2})
 	wantError(t, err, "a/b/c", 0, "deeper than the bound of 2", "--max-nav-depth")
 }
+
+// TestMarkdownNamesConfigBelow: a folder read as plain Markdown that holds
+// a generator's configuration in a subfolder says which folder to ingest.
+func TestMarkdownNamesConfigBelow(t *testing.T) {
+	tree := mustRead(t, Markdown{}, map[string]string{"README.md": "# R\n", "docs/en/mkdocs.yml": "nav: []\n", "docs/en/docs/index.md": "# I\n"})
+	if len(tree.Warnings) != 1 || !strings.HasPrefix(tree.Warnings[0], "docs/en/mkdocs.yml: ") || !strings.Contains(tree.Warnings[0], "--tree NAME=") {
+		t.Errorf("warnings %q", tree.Warnings)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,7 +73,35 @@ func (Markdown) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tr
 	if err := folderPages(ctx, dir, ".", opts, t, nil, true); err != nil {
 		return nil, err
 	}
+	// A generator's configuration below the folder: the operator most
+	// likely meant that folder.
+	w := &walker{ctx: ctx, dir: dir, opts: opts}
+	var found []string
+	_, _ = w.walk(".", 0, func(rel string) bool {
+		if strings.Count(rel, "/") <= 2 && len(found) < 3 && isConfig(path.Base(rel)) {
+			found = append(found, rel)
+		}
+		return false
+	})
+	for _, f := range found {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: a documentation generator's configuration below the folder; the folder was read as plain Markdown. To read its navigation, ingest its folder (--tree NAME=%s)", f, path.Join(dir.Dir(), path.Dir(f))))
+	}
 	return t, nil
+}
+
+// isConfig reports whether a file name is a documentation generator's
+// configuration.
+func isConfig(name string) bool {
+	switch name {
+	case "mkdocs.yml", "mkdocs.yaml", "book.toml", "docs.json", "SUMMARY.md":
+		return true
+	}
+	for _, p := range []string{"docusaurus.config.", "astro.config."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // folderPages appends the pages of the folder root to t in folder order

@@ -99,7 +99,7 @@ type walker struct {
 
 // walk lists the folder rel (relative to the folder; "." for it) and its
 // subfolders: page files and folders holding any, other files where keep
-// says so. Symbolic links to folders are not followed (a link cycle
+// says so (given the file's path). Symbolic links to folders are not followed (a link cycle
 // cannot loop), links to files are listed and read as files are.
 func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entry, error) {
 	if depth > w.opts.MaxDepth {
@@ -137,7 +137,7 @@ func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entr
 				e.children = append(e.children, sub)
 			}
 		case d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0:
-			if isPageFile(name) || keep != nil && keep(name) {
+			if isPageFile(name) || keep != nil && keep(child) {
 				e.children = append(e.children, &entry{name: name, rel: child})
 			}
 		}
