@@ -127,3 +127,24 @@ func TestCheckFormatLinks(t *testing.T) {
 		t.Errorf("warnings lack the reader's:\n%s", strings.Join(warns, "\n"))
 	}
 }
+
+// TestCheckMdBookLinks: an mdBook's links as .html paths and relative
+// file paths resolve, a link out of the book is not checked, and a broken
+// one is reported with its line.
+func TestCheckMdBookLinks(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"book.toml":        "[book]\ntitle = \"B\"\n",
+		"src/SUMMARY.md":   "# Summary\n\n- [One](ch01.md)\n  - [Two](part/ch02.md)\n",
+		"src/ch01.md":      "# One\n\n[two](part/ch02.html) [two again](./part/ch02.md#deep) [std](../std/index.html)\n[gone](ch09.html)\n",
+		"src/part/ch02.md": "# Two\n\n## Deep\n\n[one](../ch01.html#one)\n",
+	})
+	r := runCLI(t, t.TempDir(), "check", "--json", "--tree", "tzdocs="+tree)
+	var rep finding.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	if len(rep.Errors) != 1 || rep.Errors[0].Line != 4 || !strings.Contains(rep.Errors[0].Message, `"ch09.html" names no page the mdbook navigation lists`) {
+		t.Errorf("errors %+v, want one for ch09.html at line 4", rep.Errors)
+	}
+}

@@ -3,6 +3,8 @@ package source
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -353,5 +355,29 @@ func TestMarkdownNamesConfigBelow(t *testing.T) {
 	tree := mustRead(t, Markdown{}, map[string]string{"README.md": "# R\n", "docs/en/mkdocs.yml": "nav: []\n", "docs/en/docs/index.md": "# I\n"})
 	if len(tree.Warnings) != 1 || !strings.HasPrefix(tree.Warnings[0], "docs/en/mkdocs.yml: ") || !strings.Contains(tree.Warnings[0], "--tree NAME=") {
 		t.Errorf("warnings %q", tree.Warnings)
+	}
+}
+
+// TestFolderWalkLinks: a folder walk lists no folder through a symbolic
+// link, so a link cycle cannot loop, and ReadDir refuses a folder that
+// leads out of the tree folder.
+func TestFolderWalkLinks(t *testing.T) {
+	dir := folder(t, map[string]string{"index.md": "# H\n", "guide/a.md": "# A\n"})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.md"), []byte("# S\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"guide/loop": "..", "out": outside} {
+		if err := os.Symlink(target, filepath.Join(dir.Dir(), filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := Markdown{}.Read(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPages(t, tree, "index|||index.md", "guide/a||Guide|guide/a.md")
+	if _, err := dir.ReadDir(context.Background(), "out", 100); !errors.Is(err, sitefs.ErrOutside) {
+		t.Errorf("ReadDir through a link out of the folder: %v, want sitefs.ErrOutside", err)
 	}
 }
