@@ -47,6 +47,9 @@ var (
 type TreeSource struct {
 	Name string
 	Dir  string
+	// Format names the folder's format (source.ByName); "" detects it
+	// (source.Detect).
+	Format string
 }
 
 // Options configure one ingest.
@@ -94,6 +97,9 @@ type Summary struct {
 	Headings int
 	Skipped  int
 	Seconds  float64
+	// Warnings are what the trees' readers could not follow and how they
+	// fell back, each prefixed with its tree's name.
+	Warnings []string
 }
 
 // Error is a fault in a site folder: the file, where one applies the JSON
@@ -115,7 +121,11 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
-	if e.Pointer != "" {
+	if e.Pointer != "" && e.Pointer[0] >= '0' && e.Pointer[0] <= '9' {
+		b.WriteString(" (listed at line ")
+		b.WriteString(e.Pointer)
+		b.WriteString(")")
+	} else if e.Pointer != "" {
 		b.WriteString(" (listed at ")
 		b.WriteString(e.Pointer)
 		b.WriteString(")")
@@ -223,6 +233,9 @@ type loadedTree struct {
 	// headingTitles and warnings are the Source's (source.Tree).
 	headingTitles bool
 	warnings      []string
+	// format and navigation are the Source's name and the navigation
+	// file it read ("" for a folder without one).
+	format, navigation string
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -243,6 +256,12 @@ type TreeReport struct {
 	Skipped int
 	// Redirects are the site's redirects, as its Source read them.
 	Redirects []source.Redirect
+	// Format names the folder's format ("mintlify", "mkdocs", …) and
+	// Navigation the navigation file relative to the folder ("" where the
+	// folder's order is the navigation).
+	Format, Navigation string
+	// Warnings are what the reader could not follow and how it fell back.
+	Warnings []string
 	// keys maps each page's link key (linkKey) to its index in Pages.
 	keys map[string]int
 }
@@ -285,7 +304,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r := &Report{}
 	for _, t := range trees {
-		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, keys: map[string]int{}}
+		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, keys: map[string]int{}}
 		for j, p := range t.pages {
 			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan})
 			tr.keys[linkKey(t.name, p.Route)] = j
@@ -405,6 +424,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		sum.Bytes += t.bytes
 		sum.Headings += t.headings
 		sum.Skipped += t.skipped
+		for _, w := range t.warnings {
+			sum.Warnings = append(sum.Warnings, "tree "+t.name+": "+w)
+		}
 	}
 	d := digest.sum()
 	// Identical content stored already is that version, unless it is

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -70,13 +71,22 @@ func sortedSources(opts Options) ([]TreeSource, error) {
 func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 	dir, err := sitefs.Open(src.Dir)
 	if err != nil {
-		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + tzctx.FaultText(err), Fix: "name a documentation folder holding docs.json", Err: err}
+		return nil, nil, nil, &Error{File: src.Dir, Problem: "cannot open the tree folder: " + tzctx.FaultText(err), Fix: "name a documentation folder (one holding docs.json, mkdocs.yml, book.toml, SUMMARY.md, llms.txt or Markdown pages)", Err: err}
 	}
 	fail := func(err error) (*loadedTree, *sitefs.Folder, []source.Page, error) {
 		dir.Close()
 		return nil, nil, nil, err
 	}
 	format := source.Detect(dir)
+	if src.Format == "" && !format.Recognises(dir) {
+		return fail(&Error{File: src.Dir, Problem: "the folder holds no documentation tzctx reads: no docs.json, mkdocs.yml, book.toml, SUMMARY.md, _meta file or llms.txt, and no .md or .mdx page",
+			Fix: "name the folder that holds the documentation's pages (and its navigation file), or its format with --format (" + strings.Join(source.Names(), ", ") + ")", Err: fs.ErrNotExist})
+	}
+	if src.Format != "" {
+		if format, err = source.ByName(src.Format); err != nil {
+			return fail(&Error{File: src.Dir, Problem: err.Error()})
+		}
+	}
 	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -87,15 +97,27 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			me.File = filepath.Join(src.Dir, me.File)
 			return fail(me)
 		}
+		var se *source.Error
+		if errors.As(err, &se) {
+			e := &Error{File: filepath.Join(src.Dir, filepath.FromSlash(se.File)), Line: se.Line, Problem: se.Problem, Fix: se.Fix, Err: se.Err}
+			if se.Line > 0 {
+				e.Problem = fmt.Sprintf("line %d: %s", se.Line, se.Problem)
+			}
+			return fail(e)
+		}
 		return fail(&Error{File: src.Dir, Problem: err.Error(), Fix: "fix the " + format.Format() + " navigation", Err: err})
 	}
 	if len(nav.Pages) == 0 {
-		return fail(&Error{File: filepath.Join(src.Dir, nav.Navigation), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
+		if nav.Navigation == "" || format.Format() == "mintlify" {
+			return fail(&Error{File: filepath.Join(src.Dir, nav.Navigation), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
+		}
+		return fail(&Error{File: filepath.Join(src.Dir, filepath.FromSlash(nav.Navigation)), Problem: "the " + format.Format() + " navigation lists no page that exists", Fix: "list the tree's pages in " + nav.Navigation})
 	}
 	if err := checkRoutes(src, nav.Pages); err != nil {
 		return fail(err)
 	}
-	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: nav.Warnings}
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: nav.Warnings,
+		format: format.Format(), navigation: nav.Navigation}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -158,7 +180,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if name == "" {
 		return nil, &Error{File: listing, Pointer: mp.Pointer,
 			Problem: fmt.Sprintf("page %q has no file %s (%s)", mp.Path, mp.Tried, fs.ErrNotExist),
-			Fix:     "add the page file or remove the entry from the manifest",
+			Fix:     "add the page file or remove the entry from " + listedName(mp.ListedIn),
 			Err:     fs.ErrNotExist}
 	}
 	f := filepath.Join(src.Dir, filepath.FromSlash(name))
@@ -203,7 +225,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if title == "" && headingTitles {
 		for _, h := range m.Headings {
 			if h.Depth == 1 {
-				title = oneLine(strings.TrimSpace(h.Text))
+				title = oneLine(strings.TrimSpace(attrList.ReplaceAllString(h.Text, "")))
 				break
 			}
 		}
@@ -225,6 +247,20 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	}
 	return p, nil
 }
+
+// listedName names the navigation file that lists a page for a fix: "the
+// manifest" for Mintlify's docs.json, as ingest always named it.
+func listedName(file string) string {
+	if file == "" || file == manifest.ManifestName || strings.HasSuffix(file, ".json") && !strings.HasSuffix(file, "_meta.json") {
+		return "the manifest"
+	}
+	return file
+}
+
+// attrList matches a heading's trailing attribute list ("# Features
+// { #features }"), which MkDocs's attr_list and other dialects render as
+// the heading's id, not its text.
+var attrList = regexp.MustCompile(`\s*\{[ \t]*[#.][^}]*\}\s*$`)
 
 // readFault words a refusal of sitefs.ReadFile (other than a page's size)
 // as a problem and a fix; what is "page" or "file".

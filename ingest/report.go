@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/turnzerocloud/tzctx/ingest/source"
 )
 
 // TreeFlags reads tree folders given as NAME=DIR, as the --tree flags of
@@ -19,6 +21,43 @@ func TreeFlags(flags []string) ([]TreeSource, error) {
 		out = append(out, TreeSource{Name: name, Dir: dir})
 	}
 	return out, nil
+}
+
+// ApplyFormats sets the formats of srcs as --format flags give them: NAME
+// for every tree, or TREE=NAME for one tree (which wins over a NAME for
+// every tree). An unknown format, or a tree not given, is refused by name.
+func ApplyFormats(srcs []TreeSource, flags []string) error {
+	all := ""
+	one := map[string]string{}
+	for _, f := range flags {
+		tree, name, ok := strings.Cut(f, "=")
+		if !ok {
+			tree, name = "", f
+		}
+		if _, err := source.ByName(name); err != nil {
+			return err
+		}
+		if tree == "" {
+			all = name
+			continue
+		}
+		found := false
+		for _, s := range srcs {
+			found = found || s.Name == tree
+		}
+		if !found {
+			return fmt.Errorf("--format %q: no tree %s is given; write --format NAME for every tree or --format TREE=NAME for a tree given with --tree", f, tree)
+		}
+		one[tree] = name
+	}
+	for i := range srcs {
+		if n, ok := one[srcs[i].Name]; ok {
+			srcs[i].Format = n
+		} else if all != "" {
+			srcs[i].Format = all
+		}
+	}
+	return nil
 }
 
 // LogProgress returns a Progress function that writes a plain line to w at

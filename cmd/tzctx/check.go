@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/lint"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
@@ -23,6 +25,7 @@ var ErrCheckFailed = finding.ErrFailed
 func newCheckCmd() *cobra.Command {
 	var (
 		trees     []string
+		formats   []string
 		codeNames string
 		contracts string
 		strict    bool
@@ -79,6 +82,9 @@ non-zero; warnings do too with --strict.`,
 					return err
 				}
 				srcs = append(srcs, more...)
+				if err := ingest.ApplyFormats(srcs, formats); err != nil {
+					return err
+				}
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				opts := lim
@@ -97,6 +103,7 @@ non-zero; warnings do too with --strict.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
+	cmd.Flags().StringArrayVar(&formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")
 	cmd.Flags().StringVar(&links, "links", string(lint.LinksError), "what a broken internal link or #anchor is: off, warn or error")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -21,6 +23,7 @@ import (
 func newIngestCmd(g *globals) *cobra.Command {
 	var (
 		trees    []string
+		formats  []string
 		version  string
 		activate bool
 		lim      ingest.Options
@@ -50,6 +53,9 @@ version is complete; --activate then makes it the served version.`,
 				return err
 			}
 			srcs = append(srcs, more...)
+			if err := ingest.ApplyFormats(srcs, formats); err != nil {
+				return err
+			}
 			if err := checkBounds(lim); err != nil {
 				return err
 			}
@@ -69,6 +75,9 @@ version is complete; --activate then makes it the served version.`,
 				return diskFault(g.dataDir(), "nothing was stored", err)
 			}
 			sum.Write(cmd.OutOrStdout())
+			for _, w := range sum.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+			}
 			if activate {
 				if err := st.Activate(ctx, sum.Version); err != nil {
 					return diskFault(g.dataDir(), "version "+sum.Version+" is stored, not activated", err)
@@ -80,6 +89,7 @@ version is complete; --activate then makes it the served version.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
+	cmd.Flags().StringArrayVar(&formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)

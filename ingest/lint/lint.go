@@ -75,6 +75,7 @@ const (
 	RuleBrokenLink   = "broken-link"   // an internal link to no listed page
 	RuleBrokenAnchor = "broken-anchor" // a #fragment naming no heading of its page
 	RuleUnlisted     = "unlisted-file" // a page file the manifest does not list
+	RuleNavigation   = "navigation"    // what a format's reader could not follow, and how it fell back
 	RuleCTX08        = "ctx-08-"       // prefix of surface's rules
 )
 
@@ -113,7 +114,10 @@ func IngestFinding(site string, err error) finding.Finding {
 		f := finding.Finding{File: shown(site, ie.File), Line: ie.Line, Rule: RuleIngest, Message: ie.Problem}
 		if ie.Pointer != "" {
 			f.Message = "listed at " + ie.Pointer + ": " + f.Message
-			if f.Line == 0 && strings.HasSuffix(ie.File, ".json") {
+			if n, err := strconv.Atoi(strings.SplitN(ie.Pointer, ":", 2)[0]); err == nil && f.Line == 0 {
+				f.Message = "listed at line " + ie.Pointer + ": " + ie.Problem
+				f.Line = n
+			} else if f.Line == 0 && strings.HasSuffix(ie.File, ".json") {
 				f.Line = pointerLine(ie.File, ie.Pointer)
 			}
 		}
@@ -198,6 +202,10 @@ var refDefRE = regexp.MustCompile(`^ {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^>\n]*>|\S
 // idRE matches an explicit id attribute, an anchor a heading need not give.
 var idRE = regexp.MustCompile(`\bid=["']([^"']+)["']`)
 
+// attrIDRE matches a heading's attribute list id ("## Title { #my-id }"),
+// as MkDocs's attr_list and other Markdown dialects write it.
+var attrIDRE = regexp.MustCompile(`\{[ \t]*#([A-Za-z0-9_\-.:]+)[^}\n]*\}`)
+
 // lintTree adds the documentation lint's findings for one tree of r to res.
 func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.Report, t *ingest.TreeReport, opts Options) {
 	dir, err := sitefs.Open(t.Dir)
@@ -206,7 +214,14 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 		return
 	}
 	defer dir.Close()
+	for _, w := range t.Warnings {
+		res.Warnings = append(res.Warnings, navWarning(site, t, w))
+	}
 	rs := redirects(t.Redirects)
+	byFile := map[string]*ingest.PageReport{}
+	for i := range t.Pages {
+		byFile[t.Pages[i].File] = &t.Pages[i]
+	}
 	anchors := map[string]map[string]bool{}
 	anchorsOf := func(p *ingest.PageReport) map[string]bool {
 		if a, ok := anchors[p.Route]; ok {
@@ -240,24 +255,33 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 			}
 			to := p
 			if target != "" {
-				if isAsset(target) {
+				// A .html path names a page in the formats whose pages
+				// are published as NAME.html (mdBook, MkDocs); Mintlify's
+				// never are.
+				if isAsset(target) && !(t.Format != "mintlify" && t.Format != "" && strings.EqualFold(path.Ext(target), ".html")) {
 					continue
 				}
 				var ok bool
 				to, ok = resolve(r, t, p, target)
 				if !ok {
-					if dest, moved := rs.follow(target); moved {
+					to, ok = resolveFile(byFile, p, target)
+				}
+				if !ok {
+					if dest, moved := rs.follow(strings.TrimSuffix(target, ".html")); moved {
 						if externalRE.MatchString(dest) {
 							continue
 						}
 						to, ok = resolve(r, t, p, dest)
 					}
 				}
+				if !ok && t.Format != "mintlify" && t.Format != "" && leavesRoot(p, target) {
+					continue
+				}
 				if !ok {
 					at.Rule = RuleBrokenLink
-					at.Message = fmt.Sprintf("the link target %q names no page the manifest lists", l.target)
+					at.Message = fmt.Sprintf("the link target %q names no page the %s lists", l.target, navName(t))
 					if f := unlistedFile(t, p, target); f != "" {
-						at.Message += fmt.Sprintf(" (%s exists, but docs.json does not list it); list the page under navigation, or link a listed page", f)
+						at.Message += fmt.Sprintf(" (%s exists, but %s does not list it); list the page %s, or link a listed page", f, navFile(t), listHow(t))
 					} else {
 						at.Message += "; link a listed page by its path (e.g. /guides/setup), or add and list the page"
 					}
@@ -397,6 +421,124 @@ func maskInline(line string) string {
 	return string(b)
 }
 
+// navName names a tree's navigation for a message: "manifest" for
+// Mintlify's docs.json, as check always named it, else the format's.
+func navName(t *ingest.TreeReport) string {
+	if t.Format == "" || t.Format == "mintlify" {
+		return "manifest"
+	}
+	return t.Format + " navigation"
+}
+
+// navFile names the file that lists a tree's pages, or for a format
+// whose navigation is its folders, the navigation.
+func navFile(t *ingest.TreeReport) string {
+	switch {
+	case t.Format == "" || t.Format == "mintlify":
+		return "docs.json"
+	case t.Navigation != "":
+		return t.Navigation
+	}
+	return "the " + t.Format + " navigation"
+}
+
+// listHow says where a page is listed.
+func listHow(t *ingest.TreeReport) string {
+	switch t.Format {
+	case "", "mintlify":
+		return "under navigation"
+	case "markdown":
+		return "in a folder that is not hidden"
+	}
+	return "in " + navFile(t)
+}
+
+// navWarning turns a reader's warning ("FILE:LINE: message", FILE
+// relative to the tree folder) into a finding.
+func navWarning(site string, t *ingest.TreeReport, w string) finding.Finding {
+	f := finding.Finding{File: shown(site, t.Dir), Line: 1, Rule: RuleNavigation, Message: w}
+	if loc, msg, ok := strings.Cut(w, ": "); ok {
+		file, line, _ := strings.Cut(loc, ":")
+		if n, err := strconv.Atoi(line); err == nil || line == "" {
+			f.File = shown(site, filepath.Join(t.Dir, filepath.FromSlash(file)))
+			f.Line, f.Message = max(n, 1), msg
+		}
+	}
+	return f
+}
+
+// resolveFile finds the listed page a link written as a file path
+// names: relative to the linking page's file ("../guide/index.md",
+// "./config.md", "setup.html", "guide/"), or, for an absolute path, to
+// the folder the pages are published from; byFile maps each listed
+// page's file to it. A .html ending names the page
+// of the same path (mdBook, MkDocs without directory URLs); "x/" and
+// "x/index.html" name the folder's home page.
+func resolveFile(byFile map[string]*ingest.PageReport, from *ingest.PageReport, target string) (*ingest.PageReport, bool) {
+	if u, err := url.PathUnescape(target); err == nil {
+		target = u
+	}
+	root := publishRoot(from)
+	var cands []string
+	if strings.HasPrefix(target, "/") {
+		cands = append(cands, path.Join(root, strings.TrimPrefix(target, "/")))
+	} else {
+		cands = append(cands, path.Join(path.Dir(from.File), target))
+	}
+	var out []string
+	for _, c := range cands {
+		c = strings.TrimPrefix(c, "./")
+		stem := strings.TrimSuffix(c, ".html")
+		out = append(out, c, stem+".md", stem+".mdx", stem+"/index.md", stem+"/index.mdx", stem+"/README.md")
+		if base := path.Base(stem); base == "index" {
+			d := path.Dir(stem)
+			out = append(out, path.Join(d, "README.md"), path.Join(d, "index.mdx"))
+		}
+	}
+	for _, c := range out {
+		if p, ok := byFile[path.Clean(c)]; ok {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// publishRoot is the folder the pages are published from, as a prefix of
+// a page's file: the part of its file before its path ("docs/" for
+// MkDocs, "src/" for mdBook, "" for the tree folder).
+func publishRoot(from *ingest.PageReport) string {
+	f := from.File
+	if from.Path == "index" {
+		if root := path.Dir(f) + "/"; root != "./" {
+			return root
+		}
+		return ""
+	}
+	stem := strings.TrimSuffix(f, path.Ext(f))
+	for _, suf := range []string{from.Path, from.Path + "/index", from.Path + "/README"} {
+		if strings.HasSuffix(stem, suf) {
+			return strings.TrimSuffix(stem, suf)
+		}
+	}
+	return ""
+}
+
+// leavesRoot reports whether a relative link target leaves the folder the
+// pages are published from ("../std/index.html" from the top of an
+// mdBook): it names a page of another site on the same host, which no
+// tree lists and the lint cannot check.
+func leavesRoot(from *ingest.PageReport, target string) bool {
+	if strings.HasPrefix(target, "/") {
+		return false
+	}
+	root := strings.TrimSuffix(publishRoot(from), "/")
+	j := path.Join(path.Dir(from.File), target)
+	if root == "" {
+		return j == ".." || strings.HasPrefix(j, "../")
+	}
+	return j != root && !strings.HasPrefix(j, root+"/")
+}
+
 // isAsset reports whether a target names a file that is not a page: its
 // last segment has an extension other than .md or .mdx (an image, a JSON
 // specification, llms.txt).
@@ -505,6 +647,11 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 	for _, m := range idRE.FindAllStringSubmatch(p.Copy, -1) {
 		a[strings.ToLower(m[1])] = true
 	}
+	for _, h := range p.Scan.Headings {
+		if m := attrIDRE.FindStringSubmatch(h.Text); m != nil {
+			a[strings.ToLower(m[1])] = true
+		}
+	}
 	return a
 }
 
@@ -593,14 +740,14 @@ func unlisted(site string, t *ingest.TreeReport) []finding.Finding {
 		if ext != ".md" && ext != ".mdx" || !d.Type().IsRegular() {
 			return nil
 		}
-		if _, ok := listed[rel]; ok {
+		if _, ok := listed[rel]; ok || rel == t.Navigation {
 			return nil
 		}
 		w := finding.Finding{File: shown(site, f), Line: 1, Rule: RuleUnlisted}
 		if other, ok := byPath[strings.TrimSuffix(rel, ext)]; ok {
 			w.Message = fmt.Sprintf("the page %s is read from %s, so this file is never read; remove one of the two", strings.TrimSuffix(rel, ext), other)
 		} else {
-			w.Message = "docs.json does not list this page file, so it is not ingested or served; list it under navigation, or remove it"
+			w.Message = navFile(t) + " does not list this page file, so it is not ingested or served; list it " + listHow(t) + ", or remove it"
 		}
 		out = append(out, w)
 		return nil

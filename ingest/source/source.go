@@ -4,11 +4,14 @@
 // Source; ingest and tzctx check read every folder through this seam, so a
 // new format is a new Source, not an edit in the middle of ingest.
 //
-// Mintlify, a folder holding docs.json, is the first Source.
+// Mintlify, a folder holding docs.json, is the first Source; Formats
+// lists them all in the order Detect tries them.
 package source
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 )
@@ -29,9 +32,59 @@ type Source interface {
 // Options bound a Read. A zero field takes the format's default.
 type Options struct {
 	MaxFileBytes int64 // bytes of each navigation file
-	MaxNodes     int   // navigation entries visited
-	MaxDepth     int   // nesting of a navigation entry
+	MaxNodes     int   // navigation entries visited, folder entries listed included
+	MaxDepth     int   // nesting of a navigation entry, and of folders walked
 }
+
+// The defaults of Options for the formats of this package other than
+// Mintlify (whose are manifest's, and the same).
+const (
+	DefaultMaxFileBytes = 16 << 20
+	DefaultMaxNodes     = 1_000_000
+	DefaultMaxDepth     = 64
+)
+
+// withDefaults fills the zero fields of o.
+func (o Options) withDefaults() Options {
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	return o
+}
+
+// Error is a fault in a folder's navigation that a Source of this package
+// found: the file (relative to the folder), the line where one applies,
+// what is wrong and what to do.
+type Error struct {
+	File    string
+	Line    int
+	Problem string
+	Fix     string
+	// Err is the kind of fault where one is named (sitefs's, for a file
+	// that could not be read), for errors.Is.
+	Err error
+}
+
+func (e *Error) Error() string {
+	s := e.File
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d", e.Line)
+	}
+	s += ": " + e.Problem
+	if e.Fix != "" {
+		s += "; " + e.Fix
+	}
+	return s
+}
+
+// Unwrap returns the kind of fault, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Tree is what a Source read from a folder.
 type Tree struct {
@@ -93,17 +146,26 @@ type Redirect struct {
 	Destination string `json:"destination"`
 }
 
-// Formats are the Sources in the order Detect tries them.
+// Formats are the Sources in the order Detect tries them: the formats
+// whose marker is a configuration file first, then Nextra's _meta files,
+// then a folder of llms.txt, and last any folder of Markdown pages. A
+// format is one line here.
 var Formats = []Source{
 	Mintlify{},
+	MkDocs{},
+	MdBook{},
+	GitBook{},
 	Docusaurus{},
 	VitePress{},
 	Starlight{},
+	Nextra{},
+	LLMSTxt{},
+	Markdown{},
 }
 
 // Detect returns the Source of the folder: the first of Formats that
 // recognises it, else Mintlify, whose Read then names the docs.json the
-// folder lacks.
+// folder lacks (a folder no format recognises holds no Markdown page).
 func Detect(dir *sitefs.Folder) Source {
 	for _, s := range Formats {
 		if s.Recognises(dir) {
@@ -111,4 +173,24 @@ func Detect(dir *sitefs.Folder) Source {
 		}
 	}
 	return Mintlify{}
+}
+
+// Names lists the names of Formats, in order.
+func Names() []string {
+	out := make([]string, len(Formats))
+	for i, s := range Formats {
+		out[i] = s.Format()
+	}
+	return out
+}
+
+// ByName returns the Source named name (as --format gives it), or an
+// error naming the formats there are.
+func ByName(name string) (Source, error) {
+	for _, s := range Formats {
+		if s.Format() == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("--format %q: no such format; name one of %s, or leave --format out to detect it", name, strings.Join(Names(), ", "))
 }

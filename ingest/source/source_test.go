@@ -83,10 +83,15 @@ func TestMintlifyRedirectsStayInside(t *testing.T) {
 }
 
 func TestDetectWithoutDocsJSON(t *testing.T) {
-	dir := folder(t, map[string]string{"index.md": "# Home\n"})
+	// A folder of Markdown without any navigation file is read as one.
+	if got := Detect(folder(t, map[string]string{"index.md": "# Home\n"})).Format(); got != "markdown" {
+		t.Fatalf("Detect of a folder of Markdown = %s, want markdown", got)
+	}
+	// A folder with no page at all is recognised by no format.
+	dir := folder(t, map[string]string{"notes.txt": "x"})
 	s := Detect(dir)
 	if s.Recognises(dir) {
-		t.Fatal("Mintlify recognises a folder without docs.json")
+		t.Fatalf("%s recognises a folder with no page", s.Format())
 	}
 	if _, err := s.Read(context.Background(), dir, Options{}); err == nil {
 		t.Fatal("Read of a folder without docs.json succeeded")

@@ -1,0 +1,135 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+)
+
+// LLMSTxt reads a folder whose navigation is its llms.txt: the pages it
+// links that exist in the folder, in the order linked, each titled by its
+// link text, under the "## " section it is linked in. A link names a page
+// by its path: a site's address is dropped, and the path is looked for
+// as it is, with .md or .mdx added, and as a folder's index.md, first
+// whole and then less its leading folders (a site's base path). A link
+// to no page of the folder is counted as skipped.
+type LLMSTxt struct{}
+
+var _ Source = LLMSTxt{}
+
+// Format implements Source.
+func (LLMSTxt) Format() string { return "llms-txt" }
+
+// Recognises implements Source: the folder holds llms.txt.
+func (LLMSTxt) Recognises(dir *sitefs.Folder) bool { return dir.Exists("llms.txt") }
+
+// Read implements Source.
+func (LLMSTxt) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
+	opts = opts.withDefaults()
+	const name = "llms.txt"
+	data, err := readNav(ctx, dir, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{Navigation: name, HeadingTitles: true}
+	l := newLister(t)
+	var group []string
+	missing := 0
+	firstMissing := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if i >= opts.MaxNodes {
+			return nil, &Error{File: name, Line: i + 1, Problem: fmt.Sprintf("the file has more than %d lines", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
+		}
+		line = strings.TrimRight(line, "\r")
+		if strings.HasPrefix(line, "# ") && t.Name == "" && len(t.Pages) == 0 {
+			t.Name = strings.TrimSpace(line[2:])
+			continue
+		}
+		if strings.HasPrefix(line, "## ") {
+			group = []string{strings.TrimSpace(line[3:])}
+			continue
+		}
+		for _, m := range llmsLinks(line) {
+			file := llmsFile(dir, m.target)
+			if file == "" {
+				t.Skipped++
+				if missing++; firstMissing == 0 {
+					firstMissing = i + 1
+				}
+				continue
+			}
+			l.add(Page{Path: pagePath(file), File: file, ListedIn: name, Pointer: strconv.Itoa(i + 1), Title: m.text, Group: group})
+		}
+	}
+	if missing > 0 {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %d links name no page file of the folder (the first on this line) and are left out; add the pages' Markdown files to the folder to serve them", name, firstMissing, missing))
+	}
+	return t, nil
+}
+
+type llmsLink struct{ text, target string }
+
+// llmsLinks returns the inline links "[text](target)" of a line.
+func llmsLinks(line string) []llmsLink {
+	var out []llmsLink
+	for {
+		i := strings.Index(line, "[")
+		if i < 0 {
+			return out
+		}
+		j := strings.Index(line[i:], "](")
+		if j < 0 {
+			return out
+		}
+		k := strings.IndexByte(line[i+j+2:], ')')
+		if k < 0 {
+			return out
+		}
+		text := line[i+1 : i+j]
+		if o := strings.LastIndexByte(text, '['); o >= 0 {
+			text = text[o+1:]
+		}
+		target := strings.Fields(line[i+j+2:i+j+2+k] + " ")[0]
+		out = append(out, llmsLink{text: strings.TrimSpace(text), target: strings.Trim(target, "<>")})
+		line = line[i+j+2+k+1:]
+	}
+}
+
+// llmsFile finds the page file of the folder a link target names, "" for
+// none.
+func llmsFile(dir *sitefs.Folder, target string) string {
+	if u, err := url.Parse(target); err == nil {
+		target = u.Path
+	}
+	target, _, _ = strings.Cut(target, "#")
+	p := strings.Trim(path.Clean("/"+target), "/")
+	p = strings.TrimSuffix(p, ".html")
+	for p != "" && p != "." {
+		for _, c := range []string{p, p + ".md", p + ".mdx", p + "/index.md", p + "/index.mdx", p + "/README.md"} {
+			if isPageFile(c) && dir.Exists(c) {
+				return c
+			}
+		}
+		_, rest, ok := strings.Cut(p, "/")
+		if !ok {
+			break
+		}
+		p = rest
+	}
+	if target == "" || target == "/" {
+		for _, c := range []string{"index.md", "index.mdx", "README.md"} {
+			if dir.Exists(c) {
+				return c
+			}
+		}
+	}
+	return ""
+}
