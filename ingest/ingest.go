@@ -214,6 +214,9 @@ type loadedPage struct {
 	// a byte order mark and front matter.
 	file     string
 	copyLine int
+	// group is the path of navigation group labels the page is listed
+	// under (source.Page.Group).
+	group []string
 }
 
 // loadedTree is one tree read and checked.

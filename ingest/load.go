@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"regexp"
 	"sort"
 	"strings"
@@ -239,6 +240,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		scan:     m,
 		file:     name,
 		copyLine: 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n")),
+		group:    mp.Group,
 	}
 	for _, h := range m.Headings {
 		if h.Depth >= 2 {
@@ -332,7 +334,12 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 	if t.index == "" {
 		var b strings.Builder
 		b.WriteString("# " + t.title + "\n\n")
-		for _, p := range t.pages {
+		var prev []string
+		for i, p := range t.pages {
+			if g := groupLine(prev, p.group, i == 0); g != "" {
+				b.WriteString("\n" + g + "\n\n")
+			}
+			prev = p.group
 			b.WriteString(indexLine(p.Page))
 		}
 		t.index = b.String()
@@ -358,6 +365,25 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 	}
 	t.outline = outline(t)
 	return nil
+}
+
+// groupLine is the line that opens the navigation group of a page whose
+// group path is group, after a page of group prev: "## A / B" where the
+// path changes to a group, "## Other pages" where it returns to the top
+// level after a group; "" where it does not change, and before a first
+// page at the top level. Mintlify's Source gives no groups, so its index
+// and outline hold no group line.
+func groupLine(prev, group []string, first bool) string {
+	if slices.Equal(prev, group) && !first {
+		return ""
+	}
+	switch {
+	case len(group) > 0:
+		return "## " + oneLine(strings.Join(group, " / "))
+	case len(prev) > 0:
+		return "## Other pages"
+	}
+	return ""
 }
 
 // indexLine is a composed index line for a page.
@@ -425,7 +451,12 @@ func outline(t *loadedTree) string {
 		}
 	}
 	var b strings.Builder
-	for _, p := range t.pages {
+	var prev []string
+	for i, p := range t.pages {
+		if g := groupLine(prev, p.group, i == 0); g != "" {
+			b.WriteString(g + "\n")
+		}
+		prev = p.group
 		if l, ok := lineOf[p.Route]; ok {
 			b.WriteString(l + "\n")
 		} else {
