@@ -178,7 +178,7 @@ func answerResult(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := answerText(raw)
+	text := answerText(res, raw)
 	if r := splice(ctx, text, raw); r != nil {
 		return r, nil
 	}
