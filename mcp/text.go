@@ -35,10 +35,17 @@ func answerText(res any, raw []byte) string {
 // readText is a text read's text content: the chunk first, then its
 // members, one a line, then its headings, one a line, in order.
 func readText(a dispatch.TextChunk) string {
-	text, mime, stamp, next := a.Chunk()
-	id, offset, total, continuation := a.ChunkPlace()
+	text, _, _, _ := a.Chunk()
+	_, _, _, continuation := a.ChunkPlace()
 	b := make([]byte, 0, len(text)+512+len(continuation))
-	b = append(b, text...)
+	return string(appendMembers(append(b, text...), a))
+}
+
+// appendMembers appends what a text read's text content holds after its
+// chunk: the members block, its headings last.
+func appendMembers(b []byte, a dispatch.TextChunk) []byte {
+	_, mime, stamp, next := a.Chunk()
+	id, offset, total, continuation := a.ChunkPlace()
 	b = append(b, "\n\n"+membersLine+"\n"...)
 	b = append(append(append(b, "id: "...), id...), '\n')
 	b = append(append(append(b, "mime_type: "...), mime...), '\n')
@@ -55,7 +62,7 @@ func readText(a dispatch.TextChunk) string {
 		b = append(strconv.AppendInt(append(b, '\n'), int64(off), 10), ": "...)
 		b = append(b, h...)
 	}
-	return string(b)
+	return b
 }
 
 // catalogText is a catalog page's text content: one line per entry, in

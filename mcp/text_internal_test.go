@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 	"github.com/turnzerocloud/tzctx/query"
 )
 
@@ -116,4 +117,53 @@ func jsonText(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// TestSplicedAnswerIsTheResultEncoded: the reply splice writes for an
+// answer is the CallToolResult of answerText's text and the answer's JSON
+// as structured content, encoded as mcp-go encodes it but without HTML
+// escaping, whichever way its text is escaped (a text read's chunk copied
+// from the structured content already escaped): chunks holding quotes,
+// backslashes, control characters, U+2028, invalid UTF-8 and the text
+// member's own key, and answers of every other kind.
+func TestSplicedAnswerIsTheResultEncoded(t *testing.T) {
+	next := func(n int) *int { return &n }
+	answers := []any{
+		&query.Answer{ContractVersion: 1, Stamp: "abc", Total: 9000, NextOffset: next(1500), ID: "tzdocs:/a/b", MimeType: "text/markdown",
+			Continuation: "Read on.", Headings: []query.HeadingEntry{{Text: `Install "x" \ <y>`, Offset: 10}},
+			Text: "# T\n\n\"q\" \\ \\\" \t\x01 \u2028 \xff\xfe end ,\"text\":\"x\"} \"}"},
+		&query.Answer{ContractVersion: 1, Stamp: "s", Total: 1, ID: "x", MimeType: "text/markdown", Text: `\`},
+		&query.Answer{ContractVersion: 1, Stamp: "s", ID: "x", MimeType: "text/markdown"},
+		&query.Answer{ContractVersion: 1, Stamp: "s", ID: "x", MimeType: "text/markdown", Text: "ends in a cut rune \xe2\x82"},
+		&query.ListAnswer{ContractVersion: 1, Stamp: "cat", Total: 1, Entries: []tzctx.CatalogEntry{{ID: "overview", Tool: "read_context", Title: `"O" <v>`, MimeType: "text/markdown"}}},
+		&query.ListAnswer{ContractVersion: 1, Stamp: "cat"},
+		(*query.Answer)(nil),
+		map[string]any{"active": "v1"},
+	}
+	for i, a := range answers {
+		slot := &answerSlot{}
+		r, err := splice(withAnswerSlot(t.Context(), slot), a)
+		if err != nil || r == nil {
+			t.Fatalf("answer %d: splice = %v, %v", i, r, err)
+		}
+		raw, err := marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if qa, ok := a.(*query.Answer); ok && qa != nil && lastTextMember(raw) == nil {
+			t.Errorf("answer %d: its chunk is not found escaped in its JSON, and is escaped twice", i)
+		}
+		want := []byte(`{"content":[{"type":"text","text":`)
+		want = jsonwire.AppendString(want, answerText(a, raw))
+		want = append(append(append(want, `}],"structuredContent":`...), raw...), '}')
+		if got := slot.answer(); string(got) != string(want) {
+			t.Errorf("answer %d (%T): spliced\n%s\nwant\n%s", i, a, got, want)
+		}
+		if !json.Valid(slot.answer()) {
+			t.Errorf("answer %d: the spliced result is not JSON", i)
+		}
+		if again, _ := splice(withAnswerSlot(t.Context(), slot), a); again != nil {
+			t.Errorf("answer %d: a used slot was spliced again", i)
+		}
+	}
 }
