@@ -124,9 +124,13 @@ func splice(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
 const textKey = `,"text":`
 
 // lastTextMember returns the JSON string, quotes included, of raw's last
-// member where it is the text member; nil where it is not.
+// member where it is the text member; nil where it is not. It looks for
+// the first member named text that is not its object's first, as fast
+// as memory is read: a text read's answer has no other (a heading's
+// text opens its entry), and were the one found not the last member,
+// the rest of raw would hold a quote unescaped.
 func lastTextMember(raw []byte) []byte {
-	i := bytes.LastIndex(raw, []byte(textKey))
+	i := bytes.Index(raw, []byte(textKey))
 	if i < 0 || !bytes.HasSuffix(raw, []byte(`"}`)) || len(raw)-1-(i+len(textKey)) < 2 || raw[i+len(textKey)] != '"' {
 		return nil
 	}
