@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
@@ -66,30 +68,89 @@ func placeholder() *mcpgo.CallToolResult {
 	return &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(placeholderText)}}
 }
 
-// splice keeps the result of text and structured content raw in ctx's
-// slot, encoded as mcp-go encodes a CallToolResult but without HTML
+// splice encodes the result of res, whose text content is answerText's,
+// into ctx's slot, as mcp-go encodes a CallToolResult but without HTML
 // escaping, and returns the placeholder result for mcp-go to answer; nil
-// where ctx has no slot, or its slot is used.
-func splice(ctx context.Context, text string, raw json.RawMessage) *mcpgo.CallToolResult {
+// where ctx has no slot, or its slot is used. The answer is encoded once,
+// as the structured content; a text read's chunk, which opens the text
+// content, is copied from there already escaped.
+func splice(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
 	s, _ := ctx.Value(answerSlotKey{}).(*answerSlot)
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.used {
-		return nil
+		return nil, nil
 	}
 	s.used = true
+	rawp := answerBufs.Get().(*[]byte)
+	raw, err := jsonwire.Append((*rawp)[:0], res)
+	if err != nil {
+		return nil, err
+	}
 	// CallToolResult.MarshalJSON's members, in its order (a map's:
 	// sorted), and TextContent's.
 	b := (*answerBufs.Get().(*[]byte))[:0]
+	b = slices.Grow(b, 2*len(raw)+1024)
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = jsonwire.AppendString(b, text)
+	tc, ok := res.(dispatch.TextChunk)
+	var chunk []byte
+	if ok && string(raw) != "null" {
+		chunk = lastTextMember(raw)
+	}
+	if chunk != nil {
+		// The escaped chunk without its closing quote, then the members
+		// escaped without their opening one: JSON escapes each character
+		// on its own, so this is the whole text's escaping.
+		b = append(b, chunk[:len(chunk)-1]...)
+		n := len(b)
+		b = jsonwire.AppendString(b, string(appendMembers(nil, tc)))
+		b = append(b[:n], b[n+1:]...)
+	} else {
+		b = jsonwire.AppendString(b, answerText(res, raw))
+	}
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, raw...)
 	s.body = append(b, '}')
-	return placeholder()
+	*rawp = raw
+	putAnswerBuf(rawp)
+	return placeholder(), nil
+}
+
+// textKey is how a text read's JSON names its chunk: the text member,
+// which A-19 places last.
+const textKey = `,"text":`
+
+// lastTextMember returns the JSON string, quotes included, of raw's last
+// member where it is the text member; nil where it is not. It looks for
+// the first member named text that is not its object's first, as fast
+// as memory is read: a text read's answer has no other (a heading's
+// text opens its entry), and were the one found not the last member,
+// the rest of raw would hold a quote unescaped.
+func lastTextMember(raw []byte) []byte {
+	i := bytes.Index(raw, []byte(textKey))
+	if i < 0 || !bytes.HasSuffix(raw, []byte(`"}`)) || len(raw)-1-(i+len(textKey)) < 2 || raw[i+len(textKey)] != '"' {
+		return nil
+	}
+	str := raw[i+len(textKey) : len(raw)-1]
+	// One JSON string: every quote inside it escaped.
+	in := str[1 : len(str)-1]
+	for j := 0; ; {
+		k := bytes.IndexByte(in[j:], '"')
+		if k < 0 {
+			return str
+		}
+		p, n := j+k, 0
+		for q := p - 1; q >= 0 && in[q] == '\\'; q-- {
+			n++
+		}
+		if n%2 == 0 {
+			return nil
+		}
+		j = p + 1
+	}
 }
 
 // answer returns the slot's result JSON, nil where the handler kept none.
@@ -105,8 +166,16 @@ func (s *answerSlot) written() {
 	b := s.body
 	s.body = nil
 	s.mu.Unlock()
-	if b != nil && cap(b) <= maxPooledAnswer {
-		answerBufs.Put(&b)
+	if b != nil {
+		putAnswerBuf(&b)
+	}
+}
+
+// putAnswerBuf gives a buffer back to answerBufs unless it is over
+// maxPooledAnswer.
+func putAnswerBuf(b *[]byte) {
+	if cap(*b) <= maxPooledAnswer {
+		answerBufs.Put(b)
 	}
 }
 
@@ -153,10 +222,15 @@ func (w *answerWriter) Write(p []byte) (int, error) {
 			}
 			w.release()
 			defer w.slot.written()
-			for _, part := range [][]byte{p[:i], ans, p[i+len(placeholderJSON):]} {
-				if _, err := w.ResponseWriter.Write(part); err != nil {
-					return 0, err
-				}
+			// One write, so that the reply leaves in as few segments as
+			// HTTP's body.
+			out := answerBufs.Get().(*[]byte)
+			reply := append(append(append((*out)[:0], p[:i]...), ans...), p[i+len(placeholderJSON):]...)
+			_, err := w.ResponseWriter.Write(reply)
+			*out = reply
+			putAnswerBuf(out)
+			if err != nil {
+				return 0, err
 			}
 			return len(p), nil
 		}

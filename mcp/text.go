@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"encoding/json"
 	"strconv"
-	"strings"
 
-	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // membersLine opens the members block of a result's text content: the
@@ -14,99 +12,91 @@ import (
 // chunk that quotes it is never taken for the block.
 const membersLine = "--- answer members ---"
 
-// textAnswer is what the text content of an answer shows: a text read's
-// members (read_context, read_documentation) or a catalog page's
-// (list_context). A nil Text and nil Entries is any other answer.
-type textAnswer struct {
-	Stamp        string               `json:"stamp"`
-	Offset       int                  `json:"offset"`
-	Total        int                  `json:"total"`
-	NextOffset   *int                 `json:"next_offset"`
-	ID           string               `json:"id"`
-	MimeType     string               `json:"mime_type"`
-	Continuation string               `json:"continuation"`
-	Headings     []headingLine        `json:"headings"`
-	Text         *string              `json:"text"`
-	Entries      []tzctx.CatalogEntry `json:"entries"`
-}
-
-// headingLine is one entry of a page read's headings.
-type headingLine struct {
-	Text   string `json:"text"`
-	Offset int    `json:"offset"`
-}
-
-// answerText is the text content of an answer, the HTTP body raw: for a
-// text read its chunk, then the members block; for a catalog page one
-// line per entry, then the members block; for any other answer its JSON.
-func answerText(raw json.RawMessage) string {
-	var a textAnswer
-	if json.Unmarshal(raw, &a) != nil {
-		return string(raw)
+// answerText is the text content of the answer res, whose JSON (the HTTP
+// body) is raw: for a text read its chunk, then the members block; for a
+// catalog page one line per entry, then the members block; for any other
+// answer its JSON. It is made from the typed answer, never by decoding
+// raw again.
+func answerText(res any, raw []byte) string {
+	if string(raw) == "null" {
+		return "null" // a nil answer: nothing to call its methods on
 	}
-	switch {
-	case a.Text != nil:
-		return a.readText()
-	case a.Entries != nil:
-		return a.catalogText()
+	switch a := res.(type) {
+	case dispatch.TextChunk:
+		return readText(a)
+	case dispatch.PlacedCatalogPage:
+		if entries, _, _ := a.CatalogPage(); entries != nil {
+			return catalogText(a)
+		}
 	}
 	return string(raw)
 }
 
 // readText is a text read's text content: the chunk first, then its
 // members, one a line, then its headings, one a line, in order.
-func (a *textAnswer) readText() string {
-	var b strings.Builder
-	b.Grow(len(*a.Text) + 512 + 64*len(a.Headings))
-	b.WriteString(*a.Text)
-	b.WriteString("\n\n" + membersLine + "\n")
-	b.WriteString("id: " + a.ID + "\n")
-	b.WriteString("mime_type: " + a.MimeType + "\n")
-	a.paging(&b, "this chunk ends the text")
-	if a.Continuation != "" {
-		b.WriteString("\ncontinuation: " + a.Continuation)
+func readText(a dispatch.TextChunk) string {
+	text, _, _, _ := a.Chunk()
+	_, _, _, continuation := a.ChunkPlace()
+	b := make([]byte, 0, len(text)+512+len(continuation))
+	return string(appendMembers(append(b, text...), a))
+}
+
+// appendMembers appends what a text read's text content holds after its
+// chunk: the members block, its headings last.
+func appendMembers(b []byte, a dispatch.TextChunk) []byte {
+	_, mime, stamp, next := a.Chunk()
+	id, offset, total, continuation := a.ChunkPlace()
+	b = append(b, "\n\n"+membersLine+"\n"...)
+	b = append(append(append(b, "id: "...), id...), '\n')
+	b = append(append(append(b, "mime_type: "...), mime...), '\n')
+	b = paging(b, offset, total, stamp, next, "this chunk ends the text")
+	if continuation != "" {
+		b = append(append(b, "\ncontinuation: "...), continuation...)
 	}
-	if len(a.Headings) > 0 {
-		b.WriteString("\nheadings (offset: heading; read from an offset with this stamp to start at its heading):")
-		for _, h := range a.Headings {
-			b.WriteString("\n" + strconv.Itoa(h.Offset) + ": " + h.Text)
+	first := true
+	for off, h := range a.HeadingLines() {
+		if first {
+			b = append(b, "\nheadings (offset: heading; read from an offset with this stamp to start at its heading):"...)
+			first = false
 		}
+		b = append(strconv.AppendInt(append(b, '\n'), int64(off), 10), ": "...)
+		b = append(b, h...)
 	}
-	return b.String()
+	return b
 }
 
 // catalogText is a catalog page's text content: one line per entry, in
 // catalog order, `- <id> (<tool>, <mime_type>[, tree <tree>, part <part>,
 // auth <auth>]): <title>`, then the page's members.
-func (a *textAnswer) catalogText() string {
-	var b strings.Builder
-	for _, e := range a.Entries {
-		b.WriteString("- " + e.ID + " (" + e.Tool + ", " + e.MimeType)
+func catalogText(a dispatch.PlacedCatalogPage) string {
+	entries, stamp, next := a.CatalogPage()
+	offset, total := a.PagePlace()
+	b := make([]byte, 0, 128*len(entries)+256)
+	for _, e := range entries {
+		b = append(append(append(append(append(append(b, "- "...), e.ID...), " ("...), e.Tool...), ", "...), e.MimeType...)
 		if e.Tree != "" {
-			b.WriteString(", tree " + e.Tree)
+			b = append(append(b, ", tree "...), e.Tree...)
 		}
 		if e.Part != "" {
-			b.WriteString(", part " + e.Part)
+			b = append(append(b, ", part "...), e.Part...)
 		}
 		if e.Auth != "" {
-			b.WriteString(", auth " + e.Auth)
+			b = append(append(b, ", auth "...), e.Auth...)
 		}
-		b.WriteString("): " + e.Title + "\n")
+		b = append(append(append(b, "): "...), e.Title...), '\n')
 	}
-	b.WriteString("\n" + membersLine + "\n")
-	a.paging(&b, "this page ends the catalog")
-	return b.String()
+	b = append(b, "\n"+membersLine+"\n"...)
+	return string(paging(b, offset, total, stamp, next, "this page ends the catalog"))
 }
 
-// paging writes the paging members every paged answer shares: offset,
+// paging appends the paging members every paged answer shares: offset,
 // total, stamp and next_offset, the last without a line end.
-func (a *textAnswer) paging(b *strings.Builder, last string) {
-	b.WriteString("offset: " + strconv.Itoa(a.Offset) + "\n")
-	b.WriteString("total: " + strconv.Itoa(a.Total) + "\n")
-	b.WriteString("stamp: " + a.Stamp + "\n")
-	if a.NextOffset == nil {
-		b.WriteString("next_offset: null (" + last + ")")
-	} else {
-		b.WriteString("next_offset: " + strconv.Itoa(*a.NextOffset))
+func paging(b []byte, offset, total int, stamp string, next *int, last string) []byte {
+	b = append(strconv.AppendInt(append(b, "offset: "...), int64(offset), 10), '\n')
+	b = append(strconv.AppendInt(append(b, "total: "...), int64(total), 10), '\n')
+	b = append(append(append(b, "stamp: "...), stamp...), '\n')
+	if next == nil {
+		return append(append(append(b, "next_offset: null ("...), last...), ')')
 	}
+	return strconv.AppendInt(append(b, "next_offset: "...), int64(*next), 10)
 }

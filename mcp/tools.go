@@ -177,14 +177,14 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 // Over streamable HTTP it is the placeholder whose place the answer's
 // JSON, encoded here once, takes in the reply (splice).
 func answerResult(ctx context.Context, res any) (*mcpgo.CallToolResult, error) {
+	if r, err := splice(ctx, res); r != nil || err != nil {
+		return r, err
+	}
 	raw, err := marshal(res)
 	if err != nil {
 		return nil, err
 	}
-	text := answerText(raw)
-	if r := splice(ctx, text, raw); r != nil {
-		return r, nil
-	}
+	text := answerText(res, raw)
 	return &mcpgo.CallToolResult{
 		Content:              []mcpgo.Content{mcpgo.NewTextContent(text)},
 		StructuredContent:    raw,

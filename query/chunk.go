@@ -1,6 +1,10 @@
 package query
 
-import "github.com/turnzerocloud/tzctx"
+import (
+	"iter"
+
+	"github.com/turnzerocloud/tzctx"
+)
 
 // Chunk returns the chunk's text and media type, and the stamp and
 // offset that continue the read, next nil at the text's end: what a front
@@ -8,6 +12,29 @@ import "github.com/turnzerocloud/tzctx"
 func (a *Answer) Chunk() (text, mimeType, stamp string, next *int) {
 	return a.Text, a.MimeType, a.Stamp, a.NextOffset
 }
+
+// ChunkPlace returns the text's ID, the chunk's first code point, the
+// text's code points and the continuation ("" for none): with Chunk and
+// HeadingLines, every member a front end showing the answer as text needs.
+func (a *Answer) ChunkPlace() (id string, offset, total int, continuation string) {
+	return a.ID, a.Offset, a.Total, a.Continuation
+}
+
+// HeadingLines returns the answer's headings entries in order, each its
+// offset and text.
+func (a *Answer) HeadingLines() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for _, h := range a.Headings {
+			if !yield(h.Offset, h.Text) {
+				return
+			}
+		}
+	}
+}
+
+// PagePlace returns the page's first entry's offset and the catalog's
+// entries.
+func (a *ListAnswer) PagePlace() (offset, total int) { return a.Offset, a.Total }
 
 // CatalogPage returns the page's entries, and the stamp and offset of
 // the next page, next nil at the catalog's end: what a front end listing

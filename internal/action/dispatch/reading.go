@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"iter"
 
 	"github.com/turnzerocloud/tzctx"
 )
@@ -16,12 +17,36 @@ type Chunk interface {
 	Chunk() (text, mimeType, stamp string, next *int)
 }
 
+// TextChunk is a Chunk with every member an agent acts on, as a front end
+// that shows the answer as text (MCP's text content) takes it: typed, so
+// that the text is made without the answer's JSON. The reader's answer
+// is one.
+type TextChunk interface {
+	Chunk
+	// ChunkPlace returns the text's ID, the chunk's first code point, the
+	// text's code points and the continuation, "" where there is none.
+	ChunkPlace() (id string, offset, total int, continuation string)
+	// HeadingLines returns the answer's headings entries in order, each
+	// its offset and text; none where it lists none.
+	HeadingLines() iter.Seq2[int, string]
+}
+
 // CatalogPage is one page of list_context's answer, as Chunk is one
 // chunk of a text. The reader's catalog answer is one.
 type CatalogPage interface {
 	// CatalogPage returns the page's entries, and the stamp and offset
 	// of the next page; next is nil at the catalog's end.
 	CatalogPage() (entries []tzctx.CatalogEntry, stamp string, next *int)
+}
+
+// PlacedCatalogPage is a CatalogPage that tells where it stands in the
+// catalog, as a front end that shows the page as text takes it. The
+// reader's catalog answer is one.
+type PlacedCatalogPage interface {
+	CatalogPage
+	// PagePlace returns the page's first entry's offset and the
+	// catalog's entries.
+	PagePlace() (offset, total int)
 }
 
 // EntrySizer is a CatalogPage that can tell each entry's size, in bytes

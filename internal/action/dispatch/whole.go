@@ -47,9 +47,13 @@ func (w *wholeRecord) add(rec Record) {
 // from its start, at most WholeRestarts times. The read is one call to
 // the records: one record, of the action and its subject, the outcome of
 // its last chunk, the code points of the text served and the whole
-// read's duration, where a Call per chunk would record each.
+// read's duration, where a Call per chunk would record each. The caller
+// is resolved once, as for one request.
 func (d *Dispatcher) ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (text, mimeType string, err error) {
 	start := time.Now()
+	// The caller is resolved once for the whole read, not once a chunk;
+	// a refusal is carried to the first chunk's call, which records it.
+	ctx, _ = d.Authenticate(ctx)
 	w := &wholeRecord{}
 	text, mimeType, err = d.readWhole(context.WithValue(ctx, wholeKey{}, w), name, args, limit)
 	if w.calls == 0 || d.recorder == nil {

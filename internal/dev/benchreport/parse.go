@@ -4,7 +4,9 @@
 //
 // Nothing in it knows a benchmark by name: a metric a benchmark reports
 // with b.ReportMetric appears as a column of its table, and a line it
-// prints appears under that table.
+// prints appears under that table. A metric whose unit is another's with
+// "-max" or "-min" added is that metric's target: its cell shows the
+// bound and whether the value meets it.
 package benchreport
 
 import (

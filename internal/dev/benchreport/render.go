@@ -92,6 +92,9 @@ func renderGroup(b *strings.Builder, g group) {
 		}
 		rows = append(rows, r)
 		for _, m := range r.Metrics {
+			if _, _, ok := targetOf(m.Unit, r.Metrics); ok {
+				continue // shown in its metric's cell
+			}
 			if !slices.Contains(units, m.Unit) {
 				units = append(units, m.Unit)
 			}
@@ -109,7 +112,7 @@ func renderGroup(b *strings.Builder, g group) {
 				v := ""
 				for _, m := range r.Metrics {
 					if m.Unit == u {
-						v = formatValue(m.Value)
+						v = formatValue(m.Value) + target(m, r.Metrics)
 					}
 				}
 				fmt.Fprintf(b, " %s |", v)
@@ -146,6 +149,45 @@ func renderGroup(b *strings.Builder, g group) {
 	if len(said) > 0 {
 		b.WriteString("\n```\n" + strings.Join(said, "\n") + "\n```\n")
 	}
+}
+
+// targetOf reports whether unit is the target of another metric of the
+// same result: a unit "<metric>-max" or "<metric>-min" where the result
+// reports <metric>, its bound from above or below. Such a target is no
+// column of its own; its metric's cell shows it.
+func targetOf(unit string, ms []Metric) (metric string, max, ok bool) {
+	for _, end := range []string{"-max", "-min"} {
+		if base, found := strings.CutSuffix(unit, end); found {
+			for _, m := range ms {
+				if m.Unit == base {
+					return base, end == "-max", true
+				}
+			}
+		}
+	}
+	return "", false, false
+}
+
+// target is what a metric's cell shows of its target, where the result
+// reports one: the bound and whether the value meets it, such as
+// " (target ≤ 1.3: missed)".
+func target(m Metric, ms []Metric) string {
+	for _, t := range ms {
+		base, max, ok := targetOf(t.Unit, ms)
+		if !ok || base != m.Unit {
+			continue
+		}
+		sign, met := "≥", m.Value >= t.Value
+		if max {
+			sign, met = "≤", m.Value <= t.Value
+		}
+		verdict := "met"
+		if !met {
+			verdict = "**missed**"
+		}
+		return " (target " + sign + " " + formatValue(t.Value) + ": " + verdict + ")"
+	}
+	return ""
 }
 
 // caseName is a result's name within its group: the sub-benchmark path,

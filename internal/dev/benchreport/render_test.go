@@ -8,7 +8,9 @@ import (
 
 // TestRender renders the captured sample: the machine table, one table
 // per top-level benchmark with a column for every unit, the skip with its
-// reason, and the printed summary.
+// reason, and the printed summary; a metric's target ("<unit>-max",
+// "<unit>-min") is no column but stands in its metric's cell, met or
+// missed.
 func TestRender(t *testing.T) {
 	f, err := os.Open("testdata/bench.out")
 	if err != nil {
@@ -33,6 +35,11 @@ func TestRender(t *testing.T) {
 		"| synthetic-1000 | 1 | 13723401770 | 5.541 | 13.72 | 1.009 | 0 | 16 | 447 | 21.54 |",
 		"- `powershell` skipped: real corpora folder /nonexistent is absent",
 		"ingest of synthetic-1000: 13.72 s",
+		"### BenchmarkMCPvsHTTP",
+		"| benchmark | runs | ns/op | http-median-ms | mcp-median-ms | mcp/http-bytes | mcp/http-median | http-p99-ms | http-rps | mcp-p99-ms | mcp-rps | mcp/http-rps |",
+		"| one-client | 1 | 630835261 | 0.1485 | 0.2616 | 2.015 | 1.762 (target ≤ 1.3: **missed**) |  |  |  |  |  |",
+		"| concurrent | 1 | 20034587419 |  |  |  |  | 39.59 | 5806 | 72.57 | 2659 | 0.61 (target ≥ 0.6: met) |",
+		"MCP/HTTP 0.46x (target >= 0.6x)",
 		"### BenchmarkRecord",
 		"| log | 1 | 285373 |",
 	} {
