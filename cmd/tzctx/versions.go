@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,58 +28,31 @@ serving the version it had, or, just started, serves none.`,
 			if err != nil {
 				return err
 			}
-			ms, err := st.List()
-			if err != nil {
-				return err
-			}
-			active, err := st.ActiveName()
+			entries, faults, err := st.Inventory(cmd.Context())
 			if err != nil {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ACTIVE\tNAME\tCREATED\tTREES\tPAGES\tBYTES\tSTATE")
-			var faults []string
-			listed := false
-			for _, m := range ms {
-				mark := ""
-				if m.Name == active {
-					mark, listed = "*", true
+			for _, e := range entries {
+				mark, created, trees, pages, state := "", "-", "-", "-", "ok"
+				if e.Active {
+					mark = "*"
 				}
-				var trees []string
-				for _, t := range m.Trees {
-					trees = append(trees, t.Name)
-				}
-				state := "ok"
-				if err := st.Verify(cmd.Context(), m.Name); err != nil {
-					if !errors.Is(err, store.ErrDamaged) {
-						return err
+				if !e.Created.IsZero() {
+					var names []string
+					for _, t := range e.Trees {
+						names = append(names, t.Name)
 					}
+					created, trees, pages = e.Created.Format(time.RFC3339), strings.Join(names, ","), strconv.Itoa(e.Pages)
+				}
+				if e.Damaged {
 					state = "damaged"
-					faults = append(faults, err.Error())
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", mark, m.Name, m.Created.Format(time.RFC3339), strings.Join(trees, ","), m.Pages, humanBytes(st.Size(m.Name)), state)
-			}
-			// Folders whose meta.json does not read: damaged, and listed
-			// so, since nothing else describes them.
-			unreadable, err := st.Unreadable()
-			if err != nil {
-				return err
-			}
-			for _, name := range unreadable {
-				mark := ""
-				if name == active {
-					mark, listed = "*", true
-				}
-				fmt.Fprintf(w, "%s\t%s\t-\t-\t-\t%s\tdamaged\n", mark, name, humanBytes(st.Size(name)))
-				if _, err := st.Lookup(name); err != nil {
-					faults = append(faults, err.Error())
-				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, e.Name, created, trees, pages, humanBytes(e.Bytes), state)
 			}
 			if err := w.Flush(); err != nil {
 				return err
-			}
-			if active != "" && !listed {
-				faults = append(faults, fmt.Sprintf("the pointer names version %q, which is not stored; no server serves it: run 'tzctx activate NAME'", active))
 			}
 			if len(faults) > 0 {
 				fmt.Fprintln(cmd.OutOrStdout())
