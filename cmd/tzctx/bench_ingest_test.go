@@ -90,9 +90,21 @@ func versionPartSizes(b *testing.B, dir string) map[string]int64 {
 // ingestMiB converts bytes to MiB.
 func ingestMiB(n int64) float64 { return float64(n) / (1 << 20) }
 
+// formatCorpora are the real corpora of each generator other than
+// Mintlify that BenchmarkIngest ingests, named by format and corpus, each
+// folder as tzctx ingest --tree is given it with no other flag.
+var formatCorpora = []struct{ name, dir string }{
+	{"mkdocs-fastapi", "fastapi-docs/docs/en"},
+	{"docusaurus-redux", "redux-docs"},
+	{"vitepress-vite", "vite-docs"},
+	{"starlight-starlight", "starlight-docs"},
+	{"mdbook-rust-book", "rust-book"},
+}
+
 // BenchmarkIngest runs `tzctx ingest` with the built binary on the
-// PowerShell corpus, on that corpus ingested as three trees (three times
-// the text, to show how memory grows with a site), and on synthetic
+// PowerShell corpus (Mintlify), on that corpus ingested as three trees
+// (three times the text, to show how memory grows with a site), on a real
+// corpus of each other generator (formatCorpora), and on synthetic
 // sites of 1,000 and 5,000 pages, and reports the seconds it took, the
 // child's peak resident memory from its rusage, and the version's size on
 // disk by part.
@@ -131,6 +143,15 @@ func BenchmarkIngest(b *testing.B) {
 			fmt.Printf("ingest of %s: %.2f s (%.2f s of CPU), peak RSS %.0f MiB; version %.1f MiB on disk (%s)\n",
 				name, seconds, float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, peak, ingestMiB(total), strings.TrimPrefix(line.String(), ", "))
 		}
+	}
+	for _, f := range formatCorpora {
+		b.Run(f.name, func(b *testing.B) {
+			dir := filepath.Join(testkit.Corpora(b), filepath.FromSlash(f.dir))
+			if _, err := os.Stat(dir); err != nil {
+				b.Skipf("corpus %s is absent: the benchmark needs it", f.dir)
+			}
+			run(b, f.name, "tzdocs="+dir)
+		})
 	}
 	for i, mk := range ingestCorpora(sizes...) {
 		name := ingestCorpusNames(sizes...)[i]

@@ -6,68 +6,71 @@ import (
 	"sort"
 )
 
-// DirEntry is one name in a folder ListDir read: a subfolder or a file.
+// DirEntry is one name in a folder ListDir read.
 type DirEntry struct {
-	Name  string
+	Name string
+	// IsDir: the name is a folder itself, not a symbolic link to one.
 	IsDir bool
+	// Link: the name is a symbolic link, listed as it is, not followed.
+	Link bool
 }
 
-// ListDir returns the names in the folder name (slash-separated, relative
-// to the folder; "." for the folder itself), sorted, at most limit of them.
-// A symbolic link is listed as what it resolves to where that is inside the
-// folder, and left out where it leads outside or nowhere; named pipes,
-// devices and sockets are left out. A name that resolves outside the folder
-// is refused as ReadFile refuses it.
-func (f *Folder) ListDir(ctx context.Context, name string, limit int) ([]DirEntry, bool, error) {
+// ListDir lists the folder name (slash-separated, relative to the folder;
+// "." for the folder itself), sorted by name: its folders, regular files
+// and symbolic links, at most limit names. The name must resolve, after
+// symbolic links, to a folder inside the folder; a refusal is an *Error as
+// ReadFile's, and a folder of more than limit names is refused with
+// ErrTooLarge rather than cut at an arbitrary name.
+//
+// A symbolic link is listed as a link and never as a folder, so a walk
+// that descends only into IsDir names cannot follow a link cycle; reading
+// through a link is ReadFile's (or a further ListDir's) to allow or refuse,
+// by name, where it leads outside the folder or nowhere. Named pipes,
+// devices and sockets are left out: they are never a page.
+func (f *Folder) ListDir(ctx context.Context, name string, limit int) ([]DirEntry, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	rel := "."
 	if name != "." && name != "" {
 		r, err := f.resolve(name)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		rel = r
 	}
+	fi, err := f.root.Stat(rel)
+	if err != nil {
+		return nil, &Error{Name: name, Err: err, Folder: f.dir}
+	}
+	if !fi.IsDir() {
+		return nil, &Error{Name: name, Kind: Describe(fi.Mode()), Err: ErrNotRegular, Folder: f.dir}
+	}
 	d, err := f.root.Open(rel)
 	if err != nil {
-		return nil, false, &Error{Name: name, Err: err, Folder: f.dir}
+		return nil, &Error{Name: name, Err: err, Folder: f.dir}
 	}
 	defer d.Close()
-	fi, err := d.Stat()
-	if err != nil || !fi.IsDir() {
-		return nil, false, &Error{Name: name, Err: fs.ErrInvalid, Kind: "not a folder", Folder: f.dir}
+	limit = max(limit, 0)
+	ents, err := d.ReadDir(limit + 1)
+	if err != nil && len(ents) == 0 {
+		// An empty folder reads as io.EOF.
+		ents = nil
 	}
-	names, err := d.Readdirnames(limit + 1)
-	if err != nil && len(names) == 0 {
-		return nil, false, nil
+	if len(ents) > limit {
+		return nil, &Error{Name: name, Err: ErrTooLarge, Limit: int64(limit), Folder: f.dir}
 	}
-	more := len(names) > limit
-	if more {
-		names = names[:limit]
-	}
-	sort.Strings(names)
-	out := make([]DirEntry, 0, len(names))
-	for _, n := range names {
-		full := n
-		if name != "." && name != "" {
-			full = name + "/" + n
-		}
-		r, err := f.resolve(full)
-		if err != nil {
-			continue
-		}
-		st, err := f.root.Stat(r)
-		if err != nil {
-			continue
-		}
-		switch {
-		case st.IsDir():
-			out = append(out, DirEntry{Name: n, IsDir: true})
-		case st.Mode().IsRegular():
-			out = append(out, DirEntry{Name: n})
+	out := make([]DirEntry, 0, len(ents))
+	for _, e := range ents {
+		switch t := e.Type(); {
+		case t.IsDir():
+			out = append(out, DirEntry{Name: e.Name(), IsDir: true})
+		case t.IsRegular():
+			out = append(out, DirEntry{Name: e.Name()})
+		case t&fs.ModeSymlink != 0:
+			out = append(out, DirEntry{Name: e.Name(), Link: true})
 		}
 	}
-	return out, more, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }

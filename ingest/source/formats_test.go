@@ -357,7 +357,7 @@ func TestMarkdownNamesConfigBelow(t *testing.T) {
 }
 
 // TestFolderWalkLinks: a folder walk lists no folder through a symbolic
-// link, so a link cycle cannot loop, and ReadDir refuses a folder that
+// link, so a link cycle cannot loop, and ListDir refuses a folder that
 // leads out of the tree folder.
 func TestFolderWalkLinks(t *testing.T) {
 	dir := folder(t, map[string]string{"index.md": "# H\n", "guide/a.md": "# A\n"})
@@ -375,7 +375,7 @@ func TestFolderWalkLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPages(t, tree, "index|||index.md", "guide/a||Guide|guide/a.md")
-	if _, err := dir.ReadDir(context.Background(), "out", 100); !errors.Is(err, sitefs.ErrOutside) {
-		t.Errorf("ReadDir through a link out of the folder: %v, want sitefs.ErrOutside", err)
+	if _, err := dir.ListDir(context.Background(), "out", 100); !errors.Is(err, sitefs.ErrOutside) {
+		t.Errorf("ListDir through a link out of the folder: %v, want sitefs.ErrOutside", err)
 	}
 }

@@ -852,7 +852,7 @@ func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string) strin
 			return n
 		}
 	}
-	subs, _, err := dir.ListDir(ctx, ".", 256)
+	subs, err := dir.ListDir(ctx, ".", Options{}.withDefaults().MaxNodes)
 	if err != nil {
 		return ""
 	}
@@ -933,8 +933,9 @@ func jsFMNumber(fm map[string]any, key string) (float64, bool) {
 
 // jsWalk lists the Markdown files (.md, .mdx) below root ("." for the
 // folder), slash-separated and relative to the folder, in name order,
-// leaving out hidden names, node_modules and names skip refuses. It visits
-// at most opts.MaxNodes names and opts.MaxDepth levels.
+// leaving out hidden names, node_modules and names skip refuses; a
+// symbolic link to a folder is not walked (no link cycle). It visits at
+// most opts.MaxNodes names and opts.MaxDepth levels.
 func jsWalk(ctx context.Context, dir *sitefs.Folder, root string, opts Options, skip func(rel string, isDir bool) bool) ([]string, error) {
 	var out []string
 	seen := 0
@@ -943,14 +944,14 @@ func jsWalk(ctx context.Context, dir *sitefs.Folder, root string, opts Options, 
 		if depth > opts.MaxDepth {
 			return fmt.Errorf("%s: folders nest deeper than %d: raise --max-nav-depth", d, opts.MaxDepth)
 		}
-		ents, more, err := dir.ListDir(ctx, d, opts.MaxNodes-seen)
+		ents, err := dir.ListDir(ctx, d, opts.MaxNodes-seen)
+		if errors.Is(err, sitefs.ErrTooLarge) {
+			return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
+		}
 		if err != nil {
 			return err
 		}
 		seen += len(ents)
-		if more {
-			return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
-		}
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name, ".") || e.Name == "node_modules" {
 				continue

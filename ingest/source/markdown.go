@@ -42,20 +42,20 @@ func hasPage(ctx context.Context, dir *sitefs.Folder, rel string, opts Options) 
 	for len(queue) > 0 && seen < opts.MaxNodes {
 		cur := queue[0]
 		queue = queue[1:]
-		ents, err := dir.ReadDir(ctx, cur, opts.MaxNodes-seen)
+		ents, err := dir.ListDir(ctx, cur, opts.MaxNodes-seen)
 		if err != nil {
 			continue
 		}
 		seen += len(ents)
 		for _, e := range ents {
-			name := e.Name()
+			name := e.Name
 			if strings.HasPrefix(name, ".") || name == "node_modules" {
 				continue
 			}
-			if !e.IsDir() && isPageFile(name) {
+			if !e.IsDir && isPageFile(name) {
 				return true
 			}
-			if e.IsDir() {
+			if e.IsDir {
 				if cur != "." {
 					name = cur + "/" + name
 				}

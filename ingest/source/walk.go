@@ -99,13 +99,14 @@ type walker struct {
 
 // walk lists the folder rel (relative to the folder; "." for it) and its
 // subfolders: page files and folders holding any, other files where keep
-// says so (given the file's path). Symbolic links to folders are not followed (a link cycle
-// cannot loop), links to files are listed and read as files are.
+// says so (given the file's path). Symbolic links to folders are not
+// followed (a link cycle cannot loop), links to files are listed and read
+// as files are; sitefs.Folder.ListDir leaves out pipes, devices and sockets.
 func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entry, error) {
 	if depth > w.opts.MaxDepth {
 		return nil, &Error{File: rel, Problem: fmt.Sprintf("folders nest deeper than the bound of %d", w.opts.MaxDepth), Fix: "flatten the folder tree, or raise the bound with --max-nav-depth"}
 	}
-	ents, err := w.dir.ReadDir(w.ctx, rel, w.opts.MaxNodes-w.nodes)
+	ents, err := w.dir.ListDir(w.ctx, rel, w.opts.MaxNodes-w.nodes)
 	if err != nil {
 		if w.ctx.Err() != nil {
 			return nil, w.ctx.Err()
@@ -118,8 +119,8 @@ func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entr
 	w.nodes += len(ents)
 	e := &entry{name: path.Base(rel), rel: rel, dir: true}
 	for _, d := range ents {
-		name := d.Name()
-		isDir := d.IsDir()
+		name := d.Name
+		isDir := d.IsDir
 		if strings.HasPrefix(name, ".") || name == "node_modules" || w.skip != nil && w.skip(name, isDir) {
 			continue
 		}
@@ -136,7 +137,9 @@ func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entr
 			if len(sub.children) > 0 {
 				e.children = append(e.children, sub)
 			}
-		case d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0:
+		default:
+			// A file or a link, which reading refuses by name where it
+			// does not lead to a regular file inside the folder.
 			if isPageFile(name) || keep != nil && keep(child) {
 				e.children = append(e.children, &entry{name: name, rel: child})
 			}
