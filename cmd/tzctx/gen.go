@@ -61,7 +61,11 @@ the cloud tree's manifest lists them.
 				return err
 			}
 			if check {
-				command := fmt.Sprintf("tzctx gen reference --write %s (from a checkout: go run ./cmd/tzctx gen reference --write %s)", dir, dir)
+				named := ""
+				if siteName != schemas.DefaultSiteName {
+					named = fmt.Sprintf(" --site-name %q", siteName)
+				}
+				command := fmt.Sprintf("tzctx gen reference%s --write %s (from a checkout: go run ./cmd/tzctx gen reference%s --write %s)", named, dir, named, dir)
 				if err := reference.Check(dir, pages, command); err != nil {
 					return err
 				}

@@ -25,6 +25,10 @@ const (
 	// RulePlaceholder is a placeholder left in a text once the site's
 	// name is filled in: a misspelt one, which would be served as written.
 	RulePlaceholder = "ctx-08-placeholder"
+	// RuleSiteName is the default name written out in a text checked
+	// under another site name: a hand-kept copy of the name the
+	// placeholder should carry.
+	RuleSiteName = "ctx-08-site-name"
 )
 
 // CheckOptions configure Check.
@@ -142,8 +146,13 @@ func checkText(name string, raw []byte, mustName bool, opts CheckOptions, allowe
 		if tok := schemas.UnfilledPlaceholder(line); tok != "" {
 			out = append(out, finding.Finding{File: name, Rule: RulePlaceholder, Line: i + 1, Message: fmt.Sprintf("%s is no placeholder the site's configuration fills, so it would be served as written; write %s for the site's name, or the text itself", tok, schemas.SiteNamePlaceholder)})
 		}
+		if opts.Name != schemas.DefaultSiteName && strings.Contains(line, schemas.DefaultSiteName) {
+			out = append(out, finding.Finding{File: name, Rule: RuleSiteName, Line: i + 1, Message: fmt.Sprintf("the text names %s where the site is %s; write %s, which the site's name fills", schemas.DefaultSiteName, opts.Name, schemas.SiteNamePlaceholder)})
+		}
 	}
-	for _, f := range surface.Check(string(raw), surface.Options{MustName: mustName, CodeNames: opts.CodeNames, Allowed: allowed, Name: opts.Name}) {
+	// A JSON file holds the name as the inside of a JSON string.
+	public := schemas.FillSiteName(schemas.SiteNamePlaceholder, opts.Name, strings.HasSuffix(name, ".json"))
+	for _, f := range surface.Check(string(raw), surface.Options{MustName: mustName, CodeNames: opts.CodeNames, Allowed: allowed, Name: public}) {
 		out = append(out, finding.Finding{File: name, Rule: RuleSurface + "-" + string(f.Rule), Line: f.Line, Message: f.Detail})
 	}
 	return out
