@@ -24,7 +24,7 @@ func TestAdminActionsAreNoTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := &actions.Operator{Versions: sample}
-	for _, a := range []*dispatch.Action{actions.AdminStatus(op), actions.AdminActivate(op)} {
+	for _, a := range []*dispatch.Action{actions.AdminStatus(nil, op), actions.AdminActivate(nil, op)} {
 		if err := d.Register(a); err != nil {
 			t.Fatal(err)
 		}

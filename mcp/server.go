@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Options configure a Server.
@@ -27,6 +28,10 @@ type Options struct {
 	LineLimit int64
 	// Logger receives the front end's own lines; nil means slog.Default().
 	Logger *slog.Logger
+	// SiteName is the site's public name, which initialize's title and
+	// instructions name; "" means the contract's,
+	// schemas.DefaultSiteName.
+	SiteName string
 }
 
 // Server is the MCP front end over one dispatcher. Its lists are computed
@@ -77,9 +82,13 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	if version == "" {
 		version = "dev"
 	}
+	name := opts.SiteName
+	if name == "" {
+		name = schemas.DefaultSiteName
+	}
 	s.mcp = server.NewMCPServer("tzctx", version,
-		server.WithTitle("Turn Zero Cloud served context"),
-		server.WithInstructions("Turn Zero Cloud's served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
+		server.WithTitle(name+" served context"),
+		server.WithInstructions(name+"'s served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),

@@ -23,6 +23,10 @@ type Config struct {
 	Limits schemas.Limits
 	// Origin is the estate's public origin, stripped from page values.
 	Origin string
+	// SiteName is the site's public name, which the answers the reader
+	// writes itself name (a rule code's preface); "" means
+	// schemas.DefaultSiteName.
+	SiteName string
 	// Access maps each tree to the identity reading it requires; a tree
 	// not named is anonymous.
 	Access map[string]Access

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // ruleCode matches one rule code, such as CTX-07, API-L0-09 or
@@ -48,9 +49,14 @@ func QueryWords(raw string) []string {
 	return grams.Words(raw)
 }
 
-// rulePreface is the line a rule-code query's answer starts with.
-func rulePreface(code string) string {
-	return code + " is a rule code: the identifier of one numbered requirement in a Turn Zero Cloud contract. Pages holding it:\n"
+// rulePreface is the line a rule-code query's answer starts with, under
+// the default site name.
+func rulePreface(code string) string { return namedRulePreface(schemas.DefaultSiteName, code) }
+
+// namedRulePreface is the line a rule-code query's answer starts with,
+// naming the site name.
+func namedRulePreface(name, code string) string {
+	return code + " is a rule code: the identifier of one numbered requirement in a " + name + " contract. Pages holding it:\n"
 }
 
 // searchPages holds what scoring reads of a version's pages besides their
@@ -163,7 +169,11 @@ func (r *Reader) searchText(ctx context.Context, v Version, trees []Tree, words 
 	}
 	var b strings.Builder
 	if code != "" && len(hits) > 0 {
-		b.WriteString(rulePreface(code))
+		name := r.cfg.SiteName
+		if name == "" {
+			name = schemas.DefaultSiteName
+		}
+		b.WriteString(namedRulePreface(name, code))
 	}
 	for _, h := range hits {
 		t := sp.tree[h.ord]

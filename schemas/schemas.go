@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // FS holds the schema files.
@@ -86,6 +85,8 @@ type Action struct {
 // Contract is the parsed contract set. It is immutable: every method
 // returns values the caller owns.
 type Contract struct {
+	fsys        fs.FS
+	product     string
 	version     int
 	limits      Limits
 	enumeration []Entry
@@ -102,15 +103,18 @@ type payload struct {
 	Response json.RawMessage `json:"response"`
 }
 
-var embedded = sync.OnceValues(func() (*Contract, error) { return Parse(FS) })
+// Load returns the embedded contract under the default site name
+// (DefaultSiteName), parsed once.
+func Load() (*Contract, error) { return LoadNamed(DefaultSiteName) }
 
-// Load returns the embedded contract, parsed once.
-func Load() (*Contract, error) { return embedded() }
-
-// Parse reads a contract set from the three schema files in fsys.
+// Parse reads a contract set from the three schema files in fsys. Named
+// fills a site's name in first; a placeholder still in fsys takes the
+// default name, DefaultSiteName.
 func Parse(fsys fs.FS) (*Contract, error) {
+	fsys = Named(fsys, DefaultSiteName)
 	var index struct {
-		Limits Limits `json:"limits"`
+		Product string `json:"product"`
+		Limits  Limits `json:"limits"`
 	}
 	var enum struct {
 		Actions []Entry `json:"actions"`
@@ -143,7 +147,7 @@ func Parse(fsys fs.FS) (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Contract{version: shapes.ContractVersion, limits: index.Limits, enumeration: enum.Actions, defs: shapes.Defs, payloads: shapes.Actions, operator: operator}, nil
+	return &Contract{fsys: fsys, product: index.Product, version: shapes.ContractVersion, limits: index.Limits, enumeration: enum.Actions, defs: shapes.Defs, payloads: shapes.Actions, operator: operator}, nil
 }
 
 // parseOperator reads the operator actions of OperatorFile, none where
@@ -184,6 +188,15 @@ func parseOperator(fsys fs.FS, seen map[string]bool) ([]Action, error) {
 	}
 	return out, nil
 }
+
+// Product returns the public name the index gives the product: the site's
+// name where the set was read through Named.
+func (c *Contract) Product() string { return c.product }
+
+// Files returns the schema files the contract was parsed from, as it read
+// them: what a generator reads beside the parsed contract (the skill
+// sources, the wire shapes in written order).
+func (c *Contract) Files() fs.FS { return c.fsys }
 
 // Version returns the contract version of the wire shapes.
 func (c *Contract) Version() int { return c.version }

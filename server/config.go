@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -27,6 +28,7 @@ import (
 type Config struct {
 	Addr           string                  `json:"addr"`
 	Data           string                  `json:"data"`
+	Site           SiteConfig              `json:"site"`
 	Origin         string                  `json:"origin"`
 	Trees          map[string]query.Access `json:"trees"`
 	BodyLimitBytes int64                   `json:"body_limit_bytes"`
@@ -216,6 +218,7 @@ const DefaultMaxInFlight = 64
 func DefaultConfig() Config {
 	return Config{
 		Addr:           "127.0.0.1:8080",
+		Site:           SiteConfig{Name: schemas.DefaultSiteName},
 		Origin:         "https://turnzero.ai",
 		Trees:          query.DefaultAccess(),
 		BodyLimitBytes: 1 << 20,
@@ -347,6 +350,9 @@ func LoadConfig(path string) (Config, error) {
 	if err := checkAllowedHosts(c.AllowedHosts); err != nil {
 		return fail("%v", err)
 	}
+	if err := c.Site.check(); err != nil {
+		return fail("%v", err)
+	}
 	if c.BodyLimitBytes <= 0 {
 		return fail("body_limit_bytes: %d is not a positive size; give the largest request body to read, in bytes, such as 1048576", c.BodyLimitBytes)
 	}
@@ -388,6 +394,34 @@ func LoadConfig(path string) (Config, error) {
 		return fail("records.embedded: is false without records.postgres_url, which would record no call; give a postgres_url, or leave embedded out")
 	}
 	return c, nil
+}
+
+// SiteConfig is the site as its readers know it.
+type SiteConfig struct {
+	// Name is the site's public name, which every served text that names
+	// the product names (the overview, the guides, the skills, the tool
+	// and prompt descriptions, the MCP server's instructions): one line of
+	// at most schemas.SiteNameMaxLength characters. The default is the
+	// contract's, schemas.DefaultSiteName.
+	Name string `json:"name"`
+}
+
+// name returns the configured name, the default where none is set (a
+// Config built in code rather than loaded).
+func (s SiteConfig) name() string {
+	if s.Name == "" {
+		return schemas.DefaultSiteName
+	}
+	return s.Name
+}
+
+// check refuses a site name the served texts cannot carry, naming the
+// member.
+func (s SiteConfig) check() error {
+	if err := schemas.CheckSiteName(s.Name); err != nil {
+		return fmt.Errorf("site.name: %q: %v (leave site.name out for %q)", s.Name, err, schemas.DefaultSiteName)
+	}
+	return nil
 }
 
 // check refuses a follow configuration that cannot work, naming the

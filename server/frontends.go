@@ -42,11 +42,12 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load()
+	site := cfg.Site.name()
+	cat, err := catalog.LoadNamed(site)
 	if err != nil {
-		return nil, fmt.Errorf("the embedded contract set: %w", err)
+		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, query.FromStore(st))
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, query.FromStore(st))
 	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -75,7 +76,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
-		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log})
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // ErrCheckFailed is in the chain of the error tzctx check returns where it
@@ -27,6 +28,7 @@ func newCheckCmd() *cobra.Command {
 		trees     []string
 		formats   []string
 		codeNames string
+		siteName  string
 		contracts string
 		strict    bool
 		asJSON    bool
@@ -37,7 +39,8 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check [SITE] [--tree NAME=DIR ...]",
 		Short: "Check the contract set, or lint a documentation site without ingesting it",
 		Long: `Without a site, check holds this build's contract set to CTX-01 (both ways),
-CTX-02, CTX-06 and CTX-08. With a SITE folder or --tree NAME=DIR flags, it runs
+CTX-02, CTX-06 and CTX-08, with --site-name filled into its placeholders; a
+placeholder left unfilled is an error. With a SITE folder or --tree NAME=DIR flags, it runs
 every check ingest runs, writing nothing, and then lints the documentation:
 internal links and #anchors that name no listed page or heading are errors
 (--links=warn makes them warnings, --links=off leaves them out); page files
@@ -57,11 +60,14 @@ non-zero; warnings do too with --strict.`,
 			var res finding.Report
 			switch {
 			case len(args) == 0 && len(trees) == 0:
-				files := catalog.Embedded()
+				if err := schemas.CheckSiteName(siteName); err != nil {
+					return fmt.Errorf("--site-name %q: %w", siteName, err)
+				}
+				files := catalog.Written()
 				if contracts != "" {
 					files = catalog.Files{Contracts: os.DirFS(filepath.Join(contracts, "contracts")), Schemas: os.DirFS(filepath.Join(contracts, "schemas"))}
 				}
-				res.Errors = append(res.Errors, catalog.Check(files, catalog.CheckOptions{CodeNames: names})...)
+				res.Errors = append(res.Errors, catalog.Check(files, catalog.CheckOptions{CodeNames: names, Name: siteName})...)
 			case len(args) == 1 && len(trees) > 0:
 				return fmt.Errorf("give either a SITE folder or --tree flags, not both")
 			default:
@@ -105,6 +111,7 @@ non-zero; warnings do too with --strict.`,
 	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
 	cmd.Flags().StringArrayVar(&formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
+	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the contract set is filled with and checked to name (site.name)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")
 	cmd.Flags().StringVar(&links, "links", string(lint.LinksError), "what a broken internal link or #anchor is: off, warn or error")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"errors":[…],"warnings":[…]} for machines`)

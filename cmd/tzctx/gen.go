@@ -24,6 +24,7 @@ func newGenCmd() *cobra.Command {
 
 func newGenReferenceCmd() *cobra.Command {
 	var check, write bool
+	var siteName string
 	cmd := &cobra.Command{
 		Use:   "reference [--check | --write] DIR",
 		Short: "Write, or check, the human reference: one Markdown page per action",
@@ -48,16 +49,23 @@ the cloud tree's manifest lists them.
 				return errors.New("--check and --write exclude each other: give one")
 			}
 			dir := args[0]
+			if err := schemas.CheckSiteName(siteName); err != nil {
+				return fmt.Errorf("--site-name %q: %w", siteName, err)
+			}
 			names, err := plane.Registered()
 			if err != nil {
 				return err
 			}
-			pages, err := reference.Generate(schemas.FS, names)
+			pages, err := reference.Generate(schemas.Named(schemas.FS, siteName), names)
 			if err != nil {
 				return err
 			}
 			if check {
-				command := fmt.Sprintf("tzctx gen reference --write %s (from a checkout: go run ./cmd/tzctx gen reference --write %s)", dir, dir)
+				named := ""
+				if siteName != schemas.DefaultSiteName {
+					named = fmt.Sprintf(" --site-name %q", siteName)
+				}
+				command := fmt.Sprintf("tzctx gen reference%s --write %s (from a checkout: go run ./cmd/tzctx gen reference%s --write %s)", named, dir, named, dir)
 				if err := reference.Check(dir, pages, command); err != nil {
 					return err
 				}
@@ -82,5 +90,6 @@ the cloud tree's manifest lists them.
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "check DIR against the generated pages and write nothing")
 	cmd.Flags().BoolVar(&write, "write", false, "rewrite DIR's pages (the default)")
+	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the pages name, as the configuration's site.name")
 	return cmd
 }

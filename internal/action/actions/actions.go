@@ -25,13 +25,24 @@ var (
 )
 
 // define returns the named action with handle as its handler and its
-// definition from the embedded contract. Where the contract lacks the
-// name, the action carries the name alone, and the dispatcher refuses to
-// register it, naming the schema file that lacks it.
+// definition from the embedded contract under the default site name.
 func define(name string, handle dispatch.Handler, refused func(args map[string]any) string) *dispatch.Action {
+	return defineIn(nil, name, handle, refused)
+}
+
+// defineIn returns the named action with handle as its handler and its
+// definition from c, the contract the dispatcher registers against (its
+// texts name the configured site); nil means the embedded contract under
+// the default site name. Where the contract lacks the name, the action
+// carries the name alone, and the dispatcher refuses to register it,
+// naming the schema file that lacks it.
+func defineIn(c *schemas.Contract, name string, handle dispatch.Handler, refused func(args map[string]any) string) *dispatch.Action {
 	a := &dispatch.Action{Handle: handle, RefusedSubject: refused}
 	a.Name = name
-	if c, err := schemas.Load(); err == nil {
+	if c == nil {
+		c, _ = schemas.Load()
+	}
+	if c != nil {
 		if def, err := c.Action(name); err == nil {
 			a.Action = def
 		}

@@ -117,10 +117,10 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 		file     string
 	}{
 		{"a name no file knows", contract(t), define("read_contexts", handle, nil), schemas.EnumerationFile},
-		{"read_context not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_context")), ReadContext(r, lim, nil), schemas.EnumerationFile},
-		{"read_context without shapes", without(t, schemas.PayloadsFile, dropShapes("read_context")), ReadContext(r, lim, nil), schemas.PayloadsFile},
-		{"read_documentation not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_documentation")), ReadDocumentation(r), schemas.EnumerationFile},
-		{"read_documentation without shapes", without(t, schemas.PayloadsFile, dropShapes("read_documentation")), ReadDocumentation(r), schemas.PayloadsFile},
+		{"read_context not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_context")), ReadContext(nil, r, lim, nil), schemas.EnumerationFile},
+		{"read_context without shapes", without(t, schemas.PayloadsFile, dropShapes("read_context")), ReadContext(nil, r, lim, nil), schemas.PayloadsFile},
+		{"read_documentation not enumerated", without(t, schemas.EnumerationFile, dropEnumerated("read_documentation")), ReadDocumentation(nil, r), schemas.EnumerationFile},
+		{"read_documentation without shapes", without(t, schemas.PayloadsFile, dropShapes("read_documentation")), ReadDocumentation(nil, r), schemas.PayloadsFile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 	}
 	// The same constructors register against the embedded contract.
 	d := dispatch.New(contract(t), nil, nil)
-	for _, a := range []*dispatch.Action{ListContext(r, nil), ReadContext(r, lim, nil), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(nil, r, nil), ReadContext(nil, r, lim, nil), ReadDocumentation(nil, r)} {
 		if err := d.Register(a); err != nil {
 			t.Errorf("%s: %v", a.Name, err)
 		}
@@ -148,7 +148,7 @@ func TestRegistrationRefusesWhatTheContractLacks(t *testing.T) {
 func TestActionsCarryTheirContractDefinition(t *testing.T) {
 	r := &fakeReader{}
 	c := contract(t)
-	for _, a := range []*dispatch.Action{ListContext(r, nil), ReadContext(r, c.Limits(), nil), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(nil, r, nil), ReadContext(nil, r, c.Limits(), nil), ReadDocumentation(nil, r)} {
 		want, err := c.Action(a.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +167,7 @@ func TestHandlersBindRequestsAndSubjects(t *testing.T) {
 	c := contract(t)
 	rec := &memRecorder{}
 	d := dispatch.New(c, nil, rec)
-	for _, a := range []*dispatch.Action{ListContext(r, d), ReadContext(r, c.Limits(), d), ReadDocumentation(r)} {
+	for _, a := range []*dispatch.Action{ListContext(nil, r, d), ReadContext(nil, r, c.Limits(), d), ReadDocumentation(nil, r)} {
 		if err := d.Register(a); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -23,8 +24,8 @@ type Activation struct {
 // stored version the active one as tzctx activate does (verified, then
 // the pointer replaced atomically) and switches the server to it. The
 // dispatcher admits admin callers alone.
-func AdminActivate(op *Operator) *dispatch.Action {
-	return define("admin_activate", func(ctx context.Context, args map[string]any) (any, string, error) {
+func AdminActivate(c *schemas.Contract, op *Operator) *dispatch.Action {
+	return defineIn(c, "admin_activate", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req struct {
 			Version string `json:"version"`
 		}

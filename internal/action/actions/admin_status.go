@@ -11,6 +11,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -53,8 +54,8 @@ type StatusTree struct {
 // AdminStatus returns the admin_status action over op: the stored
 // versions, the active and the served one, and the last call records.
 // The dispatcher admits admin callers alone.
-func AdminStatus(op *Operator) *dispatch.Action {
-	return define("admin_status", func(ctx context.Context, args map[string]any) (any, string, error) {
+func AdminStatus(c *schemas.Contract, op *Operator) *dispatch.Action {
+	return defineIn(c, "admin_status", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req struct {
 			Records int `json:"records"`
 		}

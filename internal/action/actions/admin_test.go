@@ -94,7 +94,7 @@ func operatorDispatcher(t *testing.T, op *Operator) (*dispatch.Dispatcher, *memR
 	rec := &memRecorder{}
 	d := dispatch.New(contract(t), testBearers, rec)
 	r := &fakeReader{}
-	for _, a := range []*dispatch.Action{ListContext(r, d), ReadContext(r, contract(t).Limits(), d), ReadDocumentation(r), AdminStatus(op), AdminActivate(op)} {
+	for _, a := range []*dispatch.Action{ListContext(nil, r, d), ReadContext(nil, r, contract(t).Limits(), d), ReadDocumentation(nil, r), AdminStatus(nil, op), AdminActivate(nil, op)} {
 		if err := d.Register(a); err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func callAs(bearer string, console bool) context.Context {
 func TestOperatorActionsAreTheOperatorFiles(t *testing.T) {
 	c := contract(t)
 	op := &Operator{Versions: twoVersions()}
-	for _, a := range []*dispatch.Action{AdminStatus(op), AdminActivate(op)} {
+	for _, a := range []*dispatch.Action{AdminStatus(nil, op), AdminActivate(nil, op)} {
 		want, err := c.Action(a.Name)
 		if err != nil {
 			t.Fatal(err)

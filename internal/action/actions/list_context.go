@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // CatalogLister answers list_context; *query.Reader is one.
@@ -18,8 +19,8 @@ var _ CatalogLister = (*query.Reader)(nil)
 // catalog this caller may see, a page of entries at a time (CTX-07), the
 // skills and payloads filtered by what reg lets the caller list. Every
 // call is recorded under the catalog.
-func ListContext(r CatalogLister, reg Registry) *dispatch.Action {
-	return define("list_context", func(ctx context.Context, args map[string]any) (any, string, error) {
+func ListContext(c *schemas.Contract, r CatalogLister, reg Registry) *dispatch.Action {
+	return defineIn(c, "list_context", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.ListRequest
 		if err := dispatch.Bind(args, &req); err != nil {
 			return nil, query.SubjectCatalog, err

@@ -22,8 +22,8 @@ var _ ContextReader = (*query.Reader)(nil)
 // entry by its content ID, among those reg lets the caller list. A
 // call refused before r runs is recorded under the subject r gives its ID
 // where that is within limits.IDMaxLength.
-func ReadContext(r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
-	return define("read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
+func ReadContext(c *schemas.Contract, r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
+	return defineIn(c, "read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.ContextRequest
 		if err := dispatch.Bind(args, &req); err != nil {
 			return nil, "", err

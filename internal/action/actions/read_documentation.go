@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // DocumentationReader answers read_documentation; *query.Reader is one.
@@ -16,8 +17,8 @@ var _ DocumentationReader = (*query.Reader)(nil)
 
 // ReadDocumentation returns the read_documentation action, answered by r:
 // a tree's index, whole text or outline, one page, or a search (CTX-07).
-func ReadDocumentation(r DocumentationReader) *dispatch.Action {
-	return define("read_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
+func ReadDocumentation(c *schemas.Contract, r DocumentationReader) *dispatch.Action {
+	return defineIn(c, "read_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.DocRequest
 		if err := dispatch.Bind(args, &req); err != nil {
 			return nil, query.ContentID{}.Marker(), err

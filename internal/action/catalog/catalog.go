@@ -160,6 +160,9 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 		if strings.HasSuffix(p, ".json") && !json.Valid(raw) {
 			return "", fmt.Errorf("%s does not parse as JSON", p)
 		}
+		if tok := schemas.UnfilledPlaceholder(string(raw)); tok != "" {
+			return "", fmt.Errorf("%s holds %s, a placeholder no site value fills; write %s or the text itself", p, tok, schemas.SiteNamePlaceholder)
+		}
 		return string(raw), nil
 	}
 	cat := &Catalog{byID: map[string]int{}}
@@ -201,6 +204,11 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 	}
 	var skillItems []Item
 	for _, s := range skills {
+		for _, text := range append([]string{s.Title, s.Markdown}, partTexts(s.Parts)...) {
+			if tok := schemas.UnfilledPlaceholder(text); tok != "" {
+				return nil, fmt.Errorf("skill %s holds %s, a placeholder no site value fills", s.Name, tok)
+			}
+		}
 		for _, a := range s.Actions {
 			if !enumerated[a] {
 				return nil, fmt.Errorf("skill %s names action %s: %w", s.Name, a, ErrUnknownAction)
@@ -234,6 +242,15 @@ func Build(files Files, c *schemas.Contract, skills []Skill) (*Catalog, error) {
 		}
 	}
 	return cat, nil
+}
+
+// partTexts returns the texts of a skill's parts.
+func partTexts(parts []SkillPart) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.Markdown)
+	}
+	return out
 }
 
 // Items returns the catalog's entries in catalog order.
@@ -280,13 +297,28 @@ func marshal(v any) (string, error) {
 	return b.String(), nil
 }
 
-// Embedded returns the contract set embedded in this build.
-func Embedded() Files { return Files{Contracts: contracts.FS, Schemas: schemas.FS} }
+// Written returns the contract set embedded in this build as written: its
+// texts hold schemas.SiteNamePlaceholder where they name the site.
+func Written() Files { return Files{Contracts: contracts.FS, Schemas: schemas.FS} }
 
-// Load builds the catalog of this build's embedded contract set, with the
-// skills generated from it.
-func Load() (*Catalog, error) {
-	c, err := schemas.Load()
+// Named returns f with name filled in as the site's public name
+// (schemas.Named), in both folders.
+func (f Files) Named(name string) Files {
+	return Files{Contracts: schemas.Named(f.Contracts, name), Schemas: schemas.Named(f.Schemas, name)}
+}
+
+// Embedded returns the contract set embedded in this build under the
+// default site name, as a server without configuration serves it.
+func Embedded() Files { return Written().Named(schemas.DefaultSiteName) }
+
+// Load builds the catalog of this build's embedded contract set under the
+// default site name, with the skills generated from it.
+func Load() (*Catalog, error) { return LoadNamed(schemas.DefaultSiteName) }
+
+// LoadNamed builds the catalog of this build's embedded contract set with
+// name as the site's public name, with the skills generated from it.
+func LoadNamed(name string) (*Catalog, error) {
+	c, err := schemas.LoadNamed(name)
 	if err != nil {
 		return nil, err
 	}
@@ -302,5 +334,5 @@ func Load() (*Catalog, error) {
 		}
 		sk = append(sk, item)
 	}
-	return Build(Embedded(), c, sk)
+	return Build(Written().Named(name), c, sk)
 }

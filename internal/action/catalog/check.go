@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // The rules Check applies.
@@ -21,6 +22,13 @@ const (
 	RuleJSON      = "ctx-02-json"      // a JSON file that does not parse
 	RuleGuide     = "ctx-06-guide"     // a guide that does not teach a command the index names
 	RuleSurface   = "ctx-08"           // a public-name, code-name or repository-path finding
+	// RulePlaceholder is a placeholder left in a text once the site's
+	// name is filled in: a misspelt one, which would be served as written.
+	RulePlaceholder = "ctx-08-placeholder"
+	// RuleSiteName is the default name written out in a text checked
+	// under another site name: a hand-kept copy of the name the
+	// placeholder should carry.
+	RuleSiteName = "ctx-08-site-name"
 )
 
 // CheckOptions configure Check.
@@ -30,13 +38,24 @@ type CheckOptions struct {
 	// Extra are generated texts to hold to CTX-08 as well, by name: the
 	// skills and the reference pages.
 	Extra map[string]string
+	// Name is the site's public name: Check fills it into the set's
+	// placeholders and holds every text to name it. Empty means
+	// schemas.DefaultSiteName.
+	Name string
 }
 
 // Check holds the contract set of files to CTX-01 in both directions, to
 // CTX-02's plain UTF-8 Markdown and JSON, to CTX-06's commands and to
 // CTX-08, and returns every problem found, by file.
+//
+// files may be the set as written or already named: Check fills the
+// site's name in (opts.Name) and finds any placeholder left after.
 func Check(files Files, opts CheckOptions) []finding.Finding {
 	var out []finding.Finding
+	if opts.Name == "" {
+		opts.Name = schemas.DefaultSiteName
+	}
+	files = files.Named(opts.Name)
 	idx, err := ReadIndex(files)
 	if err != nil {
 		return []finding.Finding{{File: "schemas/served_context.json", Rule: RuleJSON, Message: err.Error()}}
@@ -70,7 +89,7 @@ func Check(files Files, opts CheckOptions) []finding.Finding {
 			out = append(out, finding.Finding{File: p, Rule: RuleMissing, Message: "the index names this file, which does not exist; add it or remove the row from schemas/served_context.json"})
 			continue
 		}
-		out = append(out, checkText(p, raw, true, opts.CodeNames, allowed)...)
+		out = append(out, checkText(p, raw, true, opts, allowed)...)
 	}
 	// Disk to index: every Markdown contract and JSON schema is named.
 	for _, folder := range []struct {
@@ -106,13 +125,13 @@ func Check(files Files, opts CheckOptions) []finding.Finding {
 	}
 	sort.Strings(extra)
 	for _, n := range extra {
-		out = append(out, checkText(n, []byte(opts.Extra[n]), true, opts.CodeNames, allowed)...)
+		out = append(out, checkText(n, []byte(opts.Extra[n]), true, opts, allowed)...)
 	}
 	return out
 }
 
 // checkText holds one served text to CTX-02 and CTX-08.
-func checkText(name string, raw []byte, mustName bool, codeNames, allowed []string) []finding.Finding {
+func checkText(name string, raw []byte, mustName bool, opts CheckOptions, allowed []string) []finding.Finding {
 	var out []finding.Finding
 	if !utf8.Valid(raw) {
 		return []finding.Finding{{File: name, Rule: RuleEncoding, Message: "the file is not valid UTF-8; save it as UTF-8"}}
@@ -123,7 +142,17 @@ func checkText(name string, raw []byte, mustName bool, codeNames, allowed []stri
 	if strings.HasSuffix(name, ".json") && !json.Valid(raw) {
 		out = append(out, finding.Finding{File: name, Rule: RuleJSON, Message: "the file does not parse as JSON"})
 	}
-	for _, f := range surface.Check(string(raw), surface.Options{MustName: mustName, CodeNames: codeNames, Allowed: allowed}) {
+	for i, line := range strings.Split(string(raw), "\n") {
+		if tok := schemas.UnfilledPlaceholder(line); tok != "" {
+			out = append(out, finding.Finding{File: name, Rule: RulePlaceholder, Line: i + 1, Message: fmt.Sprintf("%s is no placeholder the site's configuration fills, so it would be served as written; write %s for the site's name, or the text itself", tok, schemas.SiteNamePlaceholder)})
+		}
+		if opts.Name != schemas.DefaultSiteName && strings.Contains(line, schemas.DefaultSiteName) {
+			out = append(out, finding.Finding{File: name, Rule: RuleSiteName, Line: i + 1, Message: fmt.Sprintf("the text names %s where the site is %s; write %s, which the site's name fills", schemas.DefaultSiteName, opts.Name, schemas.SiteNamePlaceholder)})
+		}
+	}
+	// A JSON file holds the name as the inside of a JSON string.
+	public := schemas.FillSiteName(schemas.SiteNamePlaceholder, opts.Name, strings.HasSuffix(name, ".json"))
+	for _, f := range surface.Check(string(raw), surface.Options{MustName: mustName, CodeNames: opts.CodeNames, Allowed: allowed, Name: public}) {
 		out = append(out, finding.Finding{File: name, Rule: RuleSurface + "-" + string(f.Rule), Line: f.Line, Message: f.Detail})
 	}
 	return out

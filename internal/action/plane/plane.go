@@ -27,11 +27,11 @@ func Limits() (schemas.Limits, error) {
 // served returns the actions this build serves, answered by reader; reg
 // is the dispatcher they are registered with, which says at call time
 // which actions a caller may list.
-func served(reader *query.Reader, limits schemas.Limits, reg actions.Registry) []*dispatch.Action {
+func served(c *schemas.Contract, reader *query.Reader, reg actions.Registry) []*dispatch.Action {
 	return []*dispatch.Action{
-		actions.ListContext(reader, reg),
-		actions.ReadContext(reader, limits, reg),
-		actions.ReadDocumentation(reader),
+		actions.ListContext(c, reader, reg),
+		actions.ReadContext(c, reader, c.Limits(), reg),
+		actions.ReadDocumentation(c, reader),
 	}
 }
 
@@ -68,12 +68,20 @@ type Options struct {
 	// MCP stdio process does not. They are of access admin, so MCP
 	// offers no tool of them and a refusal names none of them.
 	Operator *actions.Operator
+	// SiteName is the site's public name, filled into the contract's
+	// texts the actions are defined by (their descriptions, as tools/list
+	// shows them); empty means schemas.DefaultSiteName.
+	SiteName string
 }
 
 // NewWith returns the dispatcher with this build's actions registered
 // as o says, every one before any front end is built from it.
 func NewWith(o Options) (*dispatch.Dispatcher, error) {
-	c, err := schemas.Load()
+	name := o.SiteName
+	if name == "" {
+		name = schemas.DefaultSiteName
+	}
+	c, err := schemas.LoadNamed(name)
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +89,9 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	if o.Reader != nil {
 		d.SetTrees(o.Reader)
 	}
-	acts := served(o.Reader, c.Limits(), d)
+	acts := served(c, o.Reader, d)
 	if o.Operator != nil {
-		acts = append(acts, actions.AdminStatus(o.Operator), actions.AdminActivate(o.Operator))
+		acts = append(acts, actions.AdminStatus(c, o.Operator), actions.AdminActivate(c, o.Operator))
 	}
 	for _, a := range acts {
 		if err := d.Register(a); err != nil {

@@ -1,5 +1,5 @@
 // Package reference generates the human reference of the served-context
-// actions of Turn Zero Cloud (CTX-03): one Markdown page per action of the
+// actions of the site (CTX-03): one Markdown page per action of the
 // enumeration, in the published form of an action reference. Every
 // contract fact on a page is rendered from the schema files of package
 // schemas (the enumeration, the wire shapes); the one other fact, whether
@@ -23,11 +23,14 @@ const Origin = "https://turnzero.ai"
 // The sentences of the published form that the generator writes itself.
 const (
 	generatedLine = "Generated automatically from the published contract sources."
-	productLine   = "Part of the Turn Zero Cloud served context."
 	registered    = "Registered in this build."
 	notRegistered = "Not registered in this build."
 	limitsLine    = "Registration describes the default dispatcher in this build. It does not guarantee that a caller has the required credential or grant, that a tool is listed for that connection, or that the required service is configured."
 )
+
+// productLine is the line after a page's title, which names the product
+// by the public name the schema files' index gives it.
+func productLine(name string) string { return "Part of the " + name + " served context." }
 
 // Sections are the titles of a page's sections, in the order the
 // published form gives them.
@@ -66,7 +69,11 @@ type shapes struct {
 	actions  object            // the wire shapes by action name
 }
 
+// readShapes reads the schema files of fsys, filling a site placeholder
+// still unfilled with the default name (a set read through schemas.Named
+// has none left).
 func readShapes(fsys fs.FS) (*shapes, error) {
+	fsys = schemas.Named(fsys, schemas.DefaultSiteName)
 	c, err := schemas.Parse(fsys)
 	if err != nil {
 		return nil, err
@@ -170,7 +177,8 @@ func RequestMembers(fsys fs.FS, action string) ([]Member, error) {
 }
 
 // Generate returns one page per action of the enumeration in fsys (the
-// schema files, schemas.FS in this build), in enumeration order.
+// schema files, schemas.FS in this build, read through schemas.Named so
+// the site's name is filled in), in enumeration order.
 // registered names the actions the default dispatcher of this build
 // registers; a name the enumeration lacks is an error, since no
 // dispatcher registers such an action.
@@ -190,6 +198,9 @@ func Generate(fsys fs.FS, registered []string) ([]Page, error) {
 		md, err := s.page(e.Name, slices.Contains(registered, e.Name))
 		if err != nil {
 			return nil, fmt.Errorf("reference: action %s: %w", e.Name, err)
+		}
+		if tok := schemas.UnfilledPlaceholder(md); tok != "" {
+			return nil, fmt.Errorf("reference: action %s: the page would hold %s; read the schema files through schemas.Named, which fills the site's name", e.Name, tok)
 		}
 		pages = append(pages, Page{Action: e.Name, File: e.Name + ".md", Markdown: md})
 	}
@@ -237,7 +248,7 @@ func (s *shapes) page(name string, isRegistered bool) (string, error) {
 	// Front matter, which ingest strips from the served copy, gives the
 	// manifest's index line its title and description.
 	fmt.Fprintf(&b, "---\ntitle: %s\ndescription: %s\n---\n\n", jsonString(a.Name), jsonString(a.Summary))
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n%s\n\n", a.Name, productLine, generatedLine)
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n%s\n\n", a.Name, productLine(s.contract.Product()), generatedLine)
 	fmt.Fprintf(&b, "Build metadata: %s %s\n\n", status, limitsLine)
 	fmt.Fprintf(&b, "A script calls this action over HTTPS at POST %s/api/v1/actions/%s, with a bearer credential and the action's payload as the JSON body. It also accepts GET.\n\n", Origin, a.Name)
 	section := func(title, body string) {

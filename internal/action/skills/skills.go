@@ -1,4 +1,4 @@
-// Package skills generates the skills Turn Zero Cloud serves (CTX-04):
+// Package skills generates the skills the site serves (CTX-04):
 // one SKILL.md, in the open Agent Skills form, per skill source of the
 // embedded skills.json, each rendered from its source and from the
 // contract's enumeration of actions. The set of skills is the sources';
@@ -24,7 +24,7 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-// SourceFile is the file of schemas.FS that holds the skill sources.
+// SourceFile is the file of the schema files that holds the skill sources.
 const SourceFile = "skills.json"
 
 // The bounds of the Agent Skills form on a skill's front matter.
@@ -68,10 +68,11 @@ var nameRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // codeRE finds the code spans of a text, to tell which actions it names.
 var codeRE = regexp.MustCompile("`([^`]+)`")
 
-// Generate returns the skills of the embedded skills.json, in source
-// order, generated against c.
+// Generate returns the skills of the skills.json of c's schema files (the
+// embedded one, with the site's name filled in), in source order,
+// generated against c.
 func Generate(c *schemas.Contract) ([]Skill, error) {
-	src, err := fs.ReadFile(schemas.FS, SourceFile)
+	src, err := fs.ReadFile(c.Files(), SourceFile)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +172,11 @@ func generate(c *schemas.Contract, s source, enumerated map[string]bool) (Skill,
 			}
 		}
 	}
-	md, err := render(s, acts)
+	md, err := render(c, s, acts)
 	if err != nil {
 		return Skill{}, err
 	}
-	if findings := surface.Check(md, surface.Options{MustName: true}); len(findings) > 0 {
+	if findings := surface.Check(md, surface.Options{MustName: true, Name: c.Product()}); len(findings) > 0 {
 		return Skill{}, invalid("the generated SKILL.md fails the public-surface check at line %d: %s", findings[0].Line, findings[0].Detail)
 	}
 	return Skill{Name: s.Name, Title: s.Title, Description: s.Description, Actions: slices.Clone(s.Actions), Markdown: md}, nil
@@ -184,11 +185,11 @@ func generate(c *schemas.Contract, s source, enumerated map[string]bool) (Skill,
 // render writes a skill's SKILL.md: front matter, title, description, the
 // actions with their summaries quoted from the enumeration, the steps,
 // and each action's call with its request members from the contract.
-func render(s source, acts []schemas.Action) (string, error) {
+func render(c *schemas.Contract, s source, acts []schemas.Action) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n---\n\n", s.Name, yamlString(s.Description))
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", s.Title, s.Description)
-	b.WriteString("## Actions\n\nThis skill drives these Turn Zero Cloud actions. Each summary is quoted from the enumeration of actions.\n\n")
+	fmt.Fprintf(&b, "## Actions\n\nThis skill drives these %s actions. Each summary is quoted from the enumeration of actions.\n\n", c.Product())
 	for _, a := range acts {
 		fmt.Fprintf(&b, "- `%s`: %s\n", a.Name, a.Summary)
 	}
@@ -198,7 +199,7 @@ func render(s source, acts []schemas.Action) (string, error) {
 	}
 	b.WriteString("\n## Calls\n\nOver HTTP, each action answers `POST /api/v1/actions/<action>` with its members as a JSON object in the body. Over MCP, each action is the tool of the same name, with the same members as its arguments.\n")
 	for _, a := range acts {
-		members, err := requestMembers(a)
+		members, err := requestMembers(c, a)
 		if err != nil {
 			return "", err
 		}
@@ -222,7 +223,7 @@ func render(s source, acts []schemas.Action) (string, error) {
 // requestMembers returns the members of a's request with their
 // descriptions, a shared shape's where the member references one, in the
 // order the wire shapes write them.
-func requestMembers(a schemas.Action) ([]reference.Member, error) {
+func requestMembers(c *schemas.Contract, a schemas.Action) ([]reference.Member, error) {
 	props, _ := a.Request["properties"].(map[string]any)
 	defs, _ := a.Request["$defs"].(map[string]any)
 	required := map[string]bool{}
@@ -247,7 +248,7 @@ func requestMembers(a schemas.Action) ([]reference.Member, error) {
 		out = append(out, reference.Member{Name: name, Required: required[name], Description: desc})
 	}
 	// The contract's maps hold no order; the schema files give it.
-	written, err := reference.RequestMembers(schemas.FS, a.Name)
+	written, err := reference.RequestMembers(c.Files(), a.Name)
 	if err != nil && !errors.Is(err, schemas.ErrUnknownAction) {
 		return nil, err
 	}

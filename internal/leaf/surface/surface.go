@@ -13,8 +13,8 @@ import (
 	"strings"
 )
 
-// ProductName is the product's public name, which every served document
-// names.
+// ProductName is the product's public name by default, which every served
+// document names where no other name is configured (Options.Name).
 const ProductName = "Turn Zero Cloud"
 
 // Rule names what a finding breaks.
@@ -22,7 +22,7 @@ type Rule string
 
 // RulePublicName, RuleCodeName and RuleRepoPath are the CTX-08 rules.
 const (
-	RulePublicName Rule = "public-name" // the document never names Turn Zero Cloud
+	RulePublicName Rule = "public-name" // the document never names the product's public name
 	RuleCodeName   Rule = "code-name"   // the document holds a name from the code-name list
 	RuleRepoPath   Rule = "repo-path"   // the document holds a repository-shaped path
 )
@@ -38,9 +38,13 @@ type Finding struct {
 
 // Options configure a check.
 type Options struct {
-	// MustName requires the text to name ProductName: true for documents,
-	// false for sentences the service writes (continuations, details).
+	// MustName requires the text to name the public name: true for
+	// documents, false for sentences the service writes (continuations,
+	// details).
 	MustName bool
+	// Name is the public name served texts name: the site's configured
+	// name; empty means ProductName.
+	Name string
 	// CodeNames are names no served text may hold, matched as whole
 	// words without regard to case.
 	CodeNames []string
@@ -59,6 +63,10 @@ var sourceFileRE = regexp.MustCompile(`(?:^|[\s(\[` + "`" + `"'<=:,])((?:[A-Za-z
 // Check returns the findings of text under opts, in text order.
 func Check(text string, opts Options) []Finding {
 	var out []Finding
+	name := opts.Name
+	if name == "" {
+		name = ProductName
+	}
 	allowed := map[string]bool{}
 	for _, a := range opts.Allowed {
 		allowed[strings.Trim(a, "/")] = true
@@ -79,7 +87,7 @@ func Check(text string, opts Options) []Finding {
 		if codeRE != nil {
 			for _, m := range codeRE.FindAllStringSubmatchIndex(line, -1) {
 				out = append(out, Finding{Rule: RuleCodeName, Line: i + 1, Column: m[2] + 1, Match: line[m[2]:m[3]],
-					Detail: "the code name " + quote(line[m[2]:m[3]]) + " is not a public name; write " + ProductName + " or what the thing is"})
+					Detail: "the code name " + quote(line[m[2]:m[3]]) + " is not a public name; write " + name + " or what the thing is"})
 			}
 		}
 		seen := map[int]bool{}
@@ -95,8 +103,8 @@ func Check(text string, opts Options) []Finding {
 			}
 		}
 	}
-	if opts.MustName && !strings.Contains(text, ProductName) {
-		out = append(out, Finding{Rule: RulePublicName, Detail: "the document never names the product; name it " + ProductName})
+	if opts.MustName && !strings.Contains(text, name) {
+		out = append(out, Finding{Rule: RulePublicName, Detail: "the document never names the product; name it " + name})
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		if out[a].Line != out[b].Line {
