@@ -136,9 +136,13 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	if err := checkPaging(Paging{Offset: req.Offset, Stamp: req.Stamp}); err != nil {
 		return nil, SubjectCatalog, err
 	}
+	served := r.servedName()
 	entries, err := r.Catalog(ctx, listable)
 	if err != nil {
 		return nil, SubjectCatalog, err
+	}
+	if r.servedName() != served {
+		served = "" // a switch while listing: no size is known to match
 	}
 	stamp := catalogStamp(entries)
 	if req.Stamp != nil && *req.Stamp != stamp {
@@ -156,7 +160,7 @@ func (r *Reader) ListContext(ctx context.Context, req ListRequest, listable List
 	if end < len(entries) {
 		a.NextOffset = &end
 	}
-	a.sizes = func() []int64 { return r.entrySizes(a.Entries) }
+	a.sizes = func() []int64 { return r.entrySizes(a.Entries, served) }
 	return a, SubjectCatalog, nil
 }
 

@@ -46,8 +46,9 @@ func (a *ListAnswer) CatalogPage() (entries []tzctx.CatalogEntry, stamp string, 
 // EntrySizes returns the size, in bytes of its UTF-8 text, of each of the
 // page's entries in order, -1 where it is not known: what a front end
 // that lists entries as resources tells of each. A documentation entry's
-// is its text's in the version served when it is called. Nothing is
-// computed unless it is called.
+// is its text's in the version the page was listed from, and -1 where
+// another is served by the time it is called. Nothing is computed unless
+// it is called.
 func (a *ListAnswer) EntrySizes() []int64 {
 	if a.sizes == nil {
 		return nil
@@ -55,8 +56,19 @@ func (a *ListAnswer) EntrySizes() []int64 {
 	return a.sizes()
 }
 
-// entrySizes returns each entry's size, as EntrySizes.
-func (r *Reader) entrySizes(entries []tzctx.CatalogEntry) []int64 {
+// servedName is the name of the version served now, "" where none is.
+func (r *Reader) servedName() string {
+	v, err := r.acquire()
+	if err != nil {
+		return ""
+	}
+	defer v.Release()
+	return v.Name()
+}
+
+// entrySizes returns each entry's size, as EntrySizes, the documentation
+// entries' from version served alone.
+func (r *Reader) entrySizes(entries []tzctx.CatalogEntry, served string) []int64 {
 	out := make([]int64, len(entries))
 	var v Version
 	defer func() {
@@ -81,6 +93,9 @@ func (r *Reader) entrySizes(entries []tzctx.CatalogEntry) []int64 {
 				v = nil
 				return out
 			}
+		}
+		if served == "" || v.Name() != served {
+			continue
 		}
 		if t := v.Tree(id.Tree); t != nil {
 			if txt, err := t.Text(id.Part); err == nil && txt != nil {
