@@ -45,7 +45,7 @@ func (r *Reader) entrySizes(entries []tzctx.CatalogEntry) []int64 {
 				continue
 			}
 		}
-		id, err := ParseID(e.ID)
+		id, err := r.ParseID(e.ID)
 		if err != nil || !id.Listed() {
 			continue
 		}
