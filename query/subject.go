@@ -21,6 +21,9 @@ func RefusedDocSubject(args map[string]any) string {
 // RefusedDocSubject is the package's RefusedDocSubject over the trees r
 // serves: a tree member names the subject's tree only where it is one.
 func (r *Reader) RefusedDocSubject(args map[string]any) string {
+	if r == nil {
+		return RefusedDocSubject(args)
+	}
 	return refusedDocSubject(args, r.isTree)
 }
 
