@@ -23,14 +23,14 @@ import (
 // the cloud manual's configuration page; other tools rely on its member
 // names.
 type Config struct {
-	Addr           string                  `json:"addr"`
-	Data           string                  `json:"data"`
-	Origin         string                  `json:"origin"`
-	Trees          Trees                   `json:"trees"`
-	BodyLimitBytes int64                   `json:"body_limit_bytes"`
-	ReadTimeout    Duration                `json:"read_timeout"`
-	WriteTimeout   Duration                `json:"write_timeout"`
-	WatchInterval  Duration                `json:"watch_interval"`
+	Addr           string   `json:"addr"`
+	Data           string   `json:"data"`
+	Origin         string   `json:"origin"`
+	Trees          Trees    `json:"trees"`
+	BodyLimitBytes int64    `json:"body_limit_bytes"`
+	ReadTimeout    Duration `json:"read_timeout"`
+	WriteTimeout   Duration `json:"write_timeout"`
+	WatchInterval  Duration `json:"watch_interval"`
 	// Credentials are the configured callers, each named by the SHA-256
 	// of its token: tokens are never stored in clear.
 	Credentials []identity.Credential `json:"credentials"`
