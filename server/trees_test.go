@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,4 +193,121 @@ func toolText(res *mcpgo.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestConfigTreesRefused: each odd or hostile trees member is refused at
+// start-up with its member named and what to do.
+func TestConfigTreesRefused(t *testing.T) {
+	tree := func(name, title, access string) string {
+		return `{"name": "` + name + `", "title": "` + title + `", "access": "` + access + `"}`
+	}
+	many := make([]string, 257)
+	for i := range many {
+		many[i] = tree("t"+strings.Repeat("x", i%20)+string(rune('a'+i%26))+strings.Repeat("y", i/26), "T", "anonymous")
+	}
+	cases := []struct{ name, json, want string }{
+		{"null", `{"trees": null}`, "trees: is null"},
+		{"empty list", `{"trees": []}`, "trees: is empty"},
+		{"not a list", `{"trees": "cloud"}`, "trees: is neither a list of trees nor a map"},
+		{"map form, other name", `{"trees": {"mcp": "anonymous"}}`, `trees: "mcp" is not a tree name the map form takes (cloud, blueprint, tzdocs); to serve other trees, list them`},
+		{"upper case", `{"trees": [` + tree("MCP", "M", "anonymous") + `]}`, `trees[0].name: "MCP" is not a tree name: it does not start with a lower-case letter`},
+		{"colliding once lower-cased", `{"trees": [` + tree("mcp", "M", "anonymous") + `, ` + tree("Mcp", "M", "anonymous") + `]}`, `trees[1].name: "Mcp" is not a tree name`},
+		{"colon", `{"trees": [` + tree("a:b", "M", "anonymous") + `]}`, `trees[0].name: "a:b" is not a tree name: it holds ":"`},
+		{"slash", `{"trees": [` + tree("a/b", "M", "anonymous") + `]}`, `trees[0].name: "a/b" is not a tree name: it holds "/"`},
+		{"starts with a digit", `{"trees": [` + tree("1docs", "M", "anonymous") + `]}`, `trees[0].name: "1docs" is not a tree name: it does not start with a lower-case letter`},
+		{"too long", `{"trees": [` + tree(strings.Repeat("a", 33), "M", "anonymous") + `]}`, `is longer than 32 characters`},
+		{"ID part", `{"trees": [` + tree("search", "M", "anonymous") + `]}`, `trees[0].name: "search" is not a tree name: it is reserved`},
+		{"ID kind", `{"trees": [` + tree("page", "M", "anonymous") + `]}`, `trees[0].name: "page" is not a tree name: it is reserved`},
+		{"store table", `{"trees": [` + tree("meta", "M", "anonymous") + `]}`, `trees[0].name: "meta" is not a tree name: it is reserved`},
+		{"twice", `{"trees": [` + tree("mcp", "M", "anonymous") + `, ` + tree("mcp", "N", "anonymous") + `]}`, `trees[1].name: "mcp" is given twice, also as trees[0].name`},
+		{"no name", `{"trees": [{"title": "M", "access": "anonymous"}]}`, `trees[0].name: is missing`},
+		{"empty title", `{"trees": [` + tree("mcp", "  ", "anonymous") + `]}`, `trees[0].title: is missing or empty`},
+		{"no title", `{"trees": [{"name": "mcp", "access": "anonymous"}]}`, `trees[0].title: is missing or empty`},
+		{"two-line title", `{"trees": [` + tree("mcp", `a\nb`, "anonymous") + `]}`, `trees[0].title: holds a line break`},
+		{"long description", `{"trees": [{"name": "mcp", "title": "M", "description": "` + strings.Repeat("d", 501) + `", "access": "anonymous"}]}`, `trees[0].description: is 501 characters long, more than the bound of 500`},
+		{"no access", `{"trees": [{"name": "mcp", "title": "M"}]}`, `trees[0].access: is missing`},
+		{"bad access", `{"trees": [` + tree("mcp", "M", "everyone") + `]}`, `trees[0].access: "everyone" must be anonymous, signed_in or product_profile:<name>`},
+		{"unknown member", `{"trees": [{"name": "mcp", "title": "M", "access": "anonymous", "acess": "x"}]}`, `trees[0]: json: unknown field "acess"`},
+		{"hundreds", `{"trees": [` + strings.Join(many, ", ") + `]}`, "trees: lists 257 trees, more than the bound of 256"},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+			if err := os.WriteFile(f, []byte(c.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadConfig(f)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("LoadConfig: %v\nwant an error holding %q", err, c.want)
+			}
+		})
+	}
+	// The bound itself is served: 256 trees load, in order.
+	f := filepath.Join(dir, "256.json")
+	if err := os.WriteFile(f, []byte(`{"trees": [`+strings.Join(many[:256], ", ")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(f)
+	if err != nil || len(c.Trees.List) != 256 || c.Trees.List[0].Name != "ta" {
+		t.Errorf("256 trees: %v, %d", err, len(c.Trees.List))
+	}
+}
+
+// TestUnconfiguredTreeNotServed: a served version's tree the
+// configuration does not name is not served to anyone, and activation
+// logs a warning naming it and the fix.
+func TestUnconfiguredTreeNotServed(t *testing.T) {
+	data := t.TempDir()
+	site := testkit.SampleSite(t)
+	testkit.IngestInto(t, data, "v1", true, ingest.TreeSource{Name: "cloud", Dir: filepath.Join(site, "cloud")}, ingest.TreeSource{Name: "secret", Dir: filepath.Join(site, "blueprint")})
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(`{"trees": [{"name": "cloud", "title": "Cloud", "access": "anonymous"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged lockedBuilder
+	srv, err := New(context.Background(), cfg, data, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "a tree of the version is not served") || !strings.Contains(logged.String(), "tree=secret") {
+		t.Errorf("no warning naming the unconfigured tree:\n%s", logged.String())
+	}
+	s := startServer(t, data, cfg)
+	for _, req := range []map[string]any{{"tree": "secret"}, {"page": "/secret/"}, {"query": "blueprint"}} {
+		code, raw, err := postRaw(s.base, "read_documentation", req)
+		if err != nil || strings.Contains(string(raw), "/secret/") || (code == 200 && req["query"] == nil) {
+			t.Errorf("%v: %d %v %s", req, code, err, raw)
+		}
+	}
+	code, raw, _ := postRaw(s.base, "list_context", map[string]any{})
+	if code != 200 || strings.Contains(string(raw), "secret") {
+		t.Errorf("catalog: %d %s", code, raw)
+	}
+}
+
+// lockedBuilder is a strings.Builder a logger may write from several
+// goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

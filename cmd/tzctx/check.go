@@ -96,7 +96,7 @@ non-zero; warnings do too with --strict.`,
 			return res.Write(cmd.OutOrStdout(), asJSON, strict)
 		},
 	}
-	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
+	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR, NAME lower-case letters, digits and hyphens (such as cloud or mcp); repeatable")
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")
 	cmd.Flags().StringVar(&links, "links", string(lint.LinksError), "what a broken internal link or #anchor is: off, warn or error")

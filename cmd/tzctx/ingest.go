@@ -28,8 +28,9 @@ func newIngestCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ingest [SITE] [--tree NAME=DIR ...]",
 		Short: "Ingest a site folder, or tree folders, as a new immutable version",
-		Long: `Ingest reads a site folder holding cloud/, blueprint/ and tzdocs/ tree folders,
-or separate documentation folders given as --tree NAME=DIR, checks every page,
+		Long: `Ingest reads a site folder holding tree folders (such as cloud/, blueprint/ and
+tzdocs/, or any other valid tree name), or separate documentation folders given
+as --tree NAME=DIR, checks every page,
 and stores the result as a new immutable version. Nothing is visible until the
 version is complete; --activate then makes it the served version.`,
 		Args: cobra.MaximumNArgs(1),
@@ -79,7 +80,7 @@ version is complete; --activate then makes it the served version.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
+	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR, NAME lower-case letters, digits and hyphens (such as cloud or mcp); repeatable")
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)
