@@ -1,5 +1,5 @@
 // Package tzctx holds the domain vocabulary of the served-context plane of
-// Turn Zero Cloud: tree names, the error vocabulary of the contract, the
+// Turn Zero Cloud: the contract's default tree names and the tree-name rule, the error vocabulary of the contract, the
 // caller's identity carried in a request context, and the records the
 // dispatcher emits. It imports nothing of the project, so every other
 // package may depend on it.
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -24,27 +25,74 @@ func FaultText(err error) string {
 	return err.Error()
 }
 
-// Trees lists the documentation trees the plane serves, in tree order.
-var Trees = []string{"cloud", "blueprint", "tzdocs"}
+// DefaultTrees lists the contract's documentation trees in tree order:
+// the trees a server serves where its configuration names none. A
+// configuration may name others (query.TreeSet); this list is the
+// contract's default, not the vocabulary of every server.
+var DefaultTrees = []string{"cloud", "blueprint", "tzdocs"}
 
-// IsTree reports whether name is one of the three tree names.
-func IsTree(name string) bool {
-	for _, t := range Trees {
-		if t == name {
-			return true
+// MaxTreeName bounds a tree name's length, in bytes (all of them ASCII).
+const MaxTreeName = 32
+
+// MaxTrees bounds how many trees one server configuration or one ingest
+// names: a tree enumeration of a tool's schema, a catalog of two entries
+// per tree and a bit per tree of a search's mask stay small.
+const MaxTrees = 256
+
+// reservedTreeNames are the names a tree may not take: the parts and
+// kinds of the contract's content IDs (docs:<tree>:full, :outline,
+// :page:, :search:, and read_documentation's part index), so no ID or
+// request reads two ways to a person, and "meta", the store's own table
+// beside the trees'.
+var reservedTreeNames = []string{"full", "outline", "index", "page", "search", "meta"}
+
+// CheckTreeName returns nil where name is a valid tree name: lower-case
+// ASCII letters, digits and hyphens, starting with a letter, at most
+// MaxTreeName bytes, and none of the reserved names. Its error says what
+// is wrong in words fit for a message that names the member; it quotes
+// the name, which is configuration or a folder name, never a caller's.
+func CheckTreeName(name string) error {
+	const rule = "a tree name is lower-case letters, digits and hyphens, starting with a letter, at most 32 characters"
+	switch {
+	case name == "":
+		return errors.New("the tree name is empty; " + rule)
+	case len(name) > MaxTreeName:
+		return fmt.Errorf("%.40q… is not a tree name: it is longer than %d characters; %s", name, MaxTreeName, rule)
+	case name[0] < 'a' || name[0] > 'z':
+		return fmt.Errorf("%q is not a tree name: it does not start with a lower-case letter; %s", name, rule)
+	}
+	for _, c := range []byte(name) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return fmt.Errorf("%q is not a tree name: it holds %q; %s", name, string(rune(c)), rule)
 		}
 	}
-	return false
+	for _, r := range reservedTreeNames {
+		if name == r {
+			return fmt.Errorf("%q is not a tree name: it is reserved (%s name parts of content IDs or the store's own table); choose another name", name, strings.Join(reservedTreeNames, ", "))
+		}
+	}
+	return nil
 }
 
-// TreeOrder returns the position of a tree in tree order, or -1.
-func TreeOrder(name string) int {
-	for i, t := range Trees {
-		if t == name {
-			return i
+// SortTrees sorts tree names into a version's storage order: the
+// contract's trees first, in their order (DefaultTrees), then any other in
+// name order. A served version's page ordinals follow it; the order a
+// server serves its trees in is its configuration's, not this one.
+func SortTrees(names []string) {
+	rank := func(n string) int {
+		for i, t := range DefaultTrees {
+			if t == n {
+				return i
+			}
 		}
+		return len(DefaultTrees)
 	}
-	return -1
+	slices.SortStableFunc(names, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // Code is one of the contract's error codes.

@@ -143,7 +143,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // SiteTrees lists the tree folders of a site folder. Every folder in it
-// must be named cloud, blueprint or tzdocs; hidden entries are ignored, and
+// must carry a valid tree name (tzctx.CheckTreeName), such as cloud or
+// mcp; hidden entries are ignored, and
 // so are files. A symbolic link to a folder inside the site folder is a
 // tree folder like any other; a link to a folder outside it, or one that
 // leads nowhere, is refused, naming the link and its target (give such a
@@ -151,7 +152,16 @@ func (e *Error) Unwrap() error { return e.Err }
 func SiteTrees(site string) ([]TreeSource, error) {
 	ents, err := os.ReadDir(site)
 	if err != nil {
-		return nil, &Error{File: site, Problem: "cannot read the site folder: " + tzctx.FaultText(err), Fix: "name a folder holding cloud/, blueprint/ or tzdocs/"}
+		return nil, &Error{File: site, Problem: "cannot read the site folder: " + tzctx.FaultText(err), Fix: "name a folder holding tree folders, such as cloud/ or mcp/"}
+	}
+	// A tree folder given as the site folder would have its own folders
+	// (guides/, images/) taken for trees, now that any valid name is a
+	// tree's: it is refused first, with the way to ingest it.
+	for _, e := range ents {
+		if !e.IsDir() && (e.Name() == "docs.json" || e.Name() == "mint.json") {
+			return nil, &Error{File: site, Problem: fmt.Sprintf("the folder holds %s, so it is a tree folder, not a site folder of tree folders", e.Name()),
+				Fix: fmt.Sprintf("ingest it with --tree NAME=%s, or give the folder that holds it", site)}
+		}
 	}
 	var out []TreeSource
 	for _, e := range ents {
@@ -167,13 +177,13 @@ func SiteTrees(site string) ([]TreeSource, error) {
 		if !dir {
 			continue
 		}
-		if !tzctx.IsTree(e.Name()) {
-			return nil, &Error{File: filepath.Join(site, e.Name()), Problem: fmt.Sprintf("folder %q is not a tree name", e.Name()), Fix: "tree folders are named cloud, blueprint or tzdocs; rename or move it"}
+		if err := tzctx.CheckTreeName(e.Name()); err != nil {
+			return nil, &Error{File: filepath.Join(site, e.Name()), Problem: "folder " + err.Error(), Fix: "a tree folder is named with lower-case letters, digits and hyphens, starting with a letter (such as cloud, blueprint or tzdocs); rename it, or move it out of the site folder"}
 		}
 		out = append(out, TreeSource{Name: e.Name(), Dir: filepath.Join(site, e.Name())})
 	}
 	if len(out) == 0 {
-		return nil, &Error{File: site, Problem: "the site folder holds no tree folder", Fix: "add cloud/, blueprint/ or tzdocs/ folders, each with a docs.json"}
+		return nil, &Error{File: site, Problem: "the site folder holds no tree folder", Fix: "add tree folders, such as cloud/, blueprint/ or tzdocs/, each with a docs.json"}
 	}
 	return out, nil
 }

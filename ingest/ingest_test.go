@@ -199,8 +199,8 @@ func TestBadSites(t *testing.T) {
 			want: []string{"docs.json", "/navigation/pages/1", `"missing/page"`, "no file", "add the page file"}},
 		{name: "invalid utf-8", files: map[string]string{"cloud/a.mdx": "# A\nok\nbad \xff byte\n"},
 			want: []string{"a.mdx", "not valid UTF-8", "line 3", "save the page as UTF-8"}},
-		{name: "unknown tree folder", site: true, files: map[string]string{"docs/docs.json": `{}`},
-			want: []string{"docs", `folder "docs" is not a tree name`, "cloud, blueprint or tzdocs"}},
+		{name: "unknown tree folder", site: true, files: map[string]string{"Docs/docs.json": `{}`},
+			want: []string{"Docs", `folder "Docs" is not a tree name`, "cloud, blueprint or tzdocs"}},
 		{name: "ref escapes", files: map[string]string{"cloud/docs.json": `{"navigation":{"$ref":"../outside.json"}}`},
 			want: []string{"docs.json", "/navigation", "leaves the site folder"}},
 		{name: "ref loops", files: map[string]string{

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -47,21 +46,34 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 	return out, nil
 }
 
-// sortedSources checks the tree names of opts and returns its trees in
-// tree order.
+// sortedSources checks the tree names of opts (tzctx.CheckTreeName;
+// ingest reads no server configuration, so any valid name is taken and
+// the server decides which trees it serves) and returns its trees in
+// storage order (tzctx.SortTrees).
 func sortedSources(opts Options) ([]TreeSource, error) {
 	srcs := append([]TreeSource(nil), opts.Trees...)
 	seen := map[string]bool{}
+	if len(srcs) > tzctx.MaxTrees {
+		return nil, &Error{File: srcs[tzctx.MaxTrees].Dir, Problem: fmt.Sprintf("%d trees are given, more than the bound of %d", len(srcs), tzctx.MaxTrees), Fix: fmt.Sprintf("ingest at most %d trees in one version", tzctx.MaxTrees)}
+	}
 	for _, s := range srcs {
-		if !tzctx.IsTree(s.Name) {
-			return nil, &Error{File: s.Dir, Problem: fmt.Sprintf("%q is not a tree name", s.Name), Fix: "name the tree cloud, blueprint or tzdocs"}
+		if err := tzctx.CheckTreeName(s.Name); err != nil {
+			return nil, &Error{File: s.Dir, Problem: err.Error(), Fix: "rename the tree in --tree NAME=DIR, such as --tree mcp=DIR"}
 		}
 		if seen[s.Name] {
 			return nil, &Error{File: s.Dir, Problem: fmt.Sprintf("tree %s is given twice", s.Name), Fix: "give each tree once"}
 		}
 		seen[s.Name] = true
 	}
-	sort.Slice(srcs, func(i, j int) bool { return tzctx.TreeOrder(srcs[i].Name) < tzctx.TreeOrder(srcs[j].Name) })
+	names := make([]string, len(srcs))
+	byName := map[string]TreeSource{}
+	for i, s := range srcs {
+		names[i], byName[s.Name] = s.Name, s
+	}
+	tzctx.SortTrees(names)
+	for i, n := range names {
+		srcs[i] = byName[n]
+	}
 	return srcs, nil
 }
 

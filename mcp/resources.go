@@ -155,6 +155,7 @@ func (s *Server) templates() []template {
 			return read(ctx, req.Params.URI)
 		}
 	}
+	trees, example := templateTrees(s.d.TreeNames())
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
 			mcpgo.WithTemplateTitle("A catalog entry"),
@@ -162,15 +163,34 @@ func (s *Server) templates() []template {
 			handle(s.readContextURI)},
 		{mcpgo.NewResourceTemplate(pageTemplate, "page",
 			mcpgo.WithTemplateTitle("A documentation page"),
-			mcpgo.WithTemplateDescription("One page of a documentation tree (cloud, blueprint or tzdocs) by its route without the tree's base path, such as tzctx://docs/cloud/page/guides/reading; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
+			mcpgo.WithTemplateDescription("One page of a documentation tree ("+trees+") by its route without the tree's base path, such as "+example+"; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
 			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readPageURI)},
 		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
 			mcpgo.WithTemplateTitle("A documentation tree's outline"),
-			mcpgo.WithTemplateDescription("The outline of a documentation tree (cloud, blueprint or tzdocs): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."),
+			mcpgo.WithTemplateDescription("The outline of a documentation tree ("+trees+"): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."),
 			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readOutlineURI)},
 	}
+}
+
+// templateTrees returns what the templates' descriptions say of the
+// configured trees: their names ("cloud, blueprint or tzdocs") and a
+// page URI of the first, the contract's own example for its trees.
+func templateTrees(names []string) (list, example string) {
+	switch len(names) {
+	case 0:
+		list = "none is configured"
+	case 1:
+		list = names[0]
+	default:
+		list = strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	}
+	example = PageURI("cloud", "guides/reading")
+	if len(names) > 0 && names[0] != "cloud" {
+		example = PageURI(names[0], "getting-started")
+	}
+	return list, example
 }
 
 // textContents is a resource read's one text.

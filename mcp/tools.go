@@ -30,6 +30,9 @@ type Dispatcher interface {
 	// Trees gives the documentation trees the caller of ctx can read in
 	// the served version, which a tool's tree enumeration lists.
 	Trees(ctx context.Context) ([]string, error)
+	// TreeNames gives every configured tree, in order, which the
+	// resource templates' descriptions name.
+	TreeNames() []string
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

@@ -25,7 +25,8 @@ const noTreeNote = " No documentation tree can be read by this connection now: n
 type treeSchemas struct {
 	request map[string]any
 	// byTrees holds the encoded schema by the trees joined with ",";
-	// there are at most 2^len(tzctx.Trees) of them.
+	// there are at most 2^n of them for n configured trees, and in
+	// practice one per access setting a caller holds.
 	byTrees sync.Map
 }
 

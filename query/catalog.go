@@ -50,7 +50,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.Catalo
 	}
 	var titles map[string]string
 	if v, err := r.versions.Acquire(); err == nil {
-		readable, titles = heldOf(v, readable), treeTitles(v)
+		readable, titles = heldOf(v, readable), r.treeTitles(v, readable)
 		v.Release()
 	} else {
 		readable = nil
@@ -88,13 +88,15 @@ func visible(it tzctx.CatalogItem, listable Listable) bool {
 	return true
 }
 
-// treeTitles returns each tree's title in v: its own, else the tree's
-// name.
-func treeTitles(v Version) map[string]string {
+// treeTitles returns the title of each of trees: its configured title,
+// else its own in v, else the tree's name and " documentation".
+func (r *Reader) treeTitles(v Version, trees []string) map[string]string {
 	titles := map[string]string{}
-	for _, t := range tzctx.Trees {
+	for _, t := range trees {
 		titles[t] = t + " documentation"
-		if tr := v.Tree(t); tr != nil && tr.Title() != "" {
+		if c := r.trees[t]; c.Title != "" {
+			titles[t] = c.Title
+		} else if tr := v.Tree(t); tr != nil && tr.Title() != "" {
 			titles[t] = tr.Title()
 		}
 	}

@@ -84,7 +84,7 @@ func (r *Reader) entrySizes(entries []tzctx.CatalogEntry, served string) []int64
 				continue
 			}
 		}
-		id, err := ParseID(e.ID)
+		id, err := r.ParseID(e.ID)
 		if err != nil || !id.Listed() {
 			continue
 		}

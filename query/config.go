@@ -27,8 +27,15 @@ type Config struct {
 	// writes itself name (a rule code's preface); "" means
 	// schemas.DefaultSiteName.
 	SiteName string
+	// Trees are the documentation trees served, in the order every list
+	// of trees follows (the catalog, a tree-less search's ties, the trees
+	// a refusal names); nil serves the contract's (tzctx.DefaultTrees)
+	// with Access's settings. A tree a served version holds that Trees
+	// does not name is not served.
+	Trees []TreeConfig
 	// Access maps each tree to the identity reading it requires; a tree
-	// not named is anonymous.
+	// not named is anonymous. Where Trees is set, NewReader sets it from
+	// Trees.
 	Access map[string]Access
 	// Catalog holds the contract set's entries; nil serves the
 	// documentation entries alone.
@@ -36,6 +43,33 @@ type Config struct {
 	// Holder is the holder check asked on every call; nil asks
 	// AccessHolder over Access.
 	Holder Holder
+}
+
+// TreeConfig is one configured documentation tree.
+type TreeConfig struct {
+	// Name is the tree's name (tzctx.CheckTreeName): its routes' base
+	// path and the tree of its content IDs.
+	Name string
+	// Title is the tree's title in the catalog; "" takes the served
+	// version's (its navigation's name), else "<name> documentation",
+	// as the contract's trees have it by default.
+	Title string
+	// Description is one line on what the tree holds, possibly empty.
+	Description string
+	// Access is the identity reading the tree requires.
+	Access Access
+}
+
+// DefaultTrees are the contract's trees with their default access:
+// blueprint gated behind its product profile, titles from the
+// served version.
+func DefaultTrees() []TreeConfig {
+	var out []TreeConfig
+	access := DefaultAccess()
+	for _, t := range tzctx.DefaultTrees {
+		out = append(out, TreeConfig{Name: t, Access: access[t]})
+	}
+	return out
 }
 
 // ContractSet is the contract set's shared entries with their texts,
@@ -66,7 +100,8 @@ type Holder interface {
 
 // AccessHolder is the holder check the configuration answers: a tree is
 // readable per its Access setting and the profiles the identity's
-// credential lists.
+// credential lists. A tree it does not name is not granted; the reader
+// serves only configured trees whatever a holder grants.
 type AccessHolder map[string]Access
 
 var _ Holder = AccessHolder(nil)
@@ -74,11 +109,12 @@ var _ Holder = AccessHolder(nil)
 // Grant implements Holder.
 func (a AccessHolder) Grant(_ context.Context, id tzctx.Identity) (Grant, error) {
 	g := Grant{Profiles: append([]string(nil), id.Profiles...)}
-	for _, t := range tzctx.Trees {
-		if mayRead(a[t], id) {
+	for t, acc := range a {
+		if mayRead(acc, id) {
 			g.Trees = append(g.Trees, t)
 		}
 	}
+	tzctx.SortTrees(g.Trees)
 	return g, nil
 }
 
@@ -101,12 +137,22 @@ func (r *Reader) readable(ctx context.Context) ([]string, error) {
 		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the entitlement check failed; try again later")
 	}
 	var out []string
-	for _, t := range tzctx.Trees {
+	for _, t := range r.names {
 		if contains(g.Trees, t) {
 			out = append(out, t)
 		}
 	}
 	return out, nil
+}
+
+// TreeNames returns the names of the configured trees, in their order:
+// every tree this reader may serve, whatever the caller or the version.
+func (r *Reader) TreeNames() []string { return append([]string(nil), r.names...) }
+
+// isTree reports whether name is a configured tree.
+func (r *Reader) isTree(name string) bool {
+	_, ok := r.trees[name]
+	return ok
 }
 
 // Trees returns the documentation trees the caller of ctx may read that

@@ -39,7 +39,7 @@ func (r *Reader) ReadContext(ctx context.Context, req ContextRequest, listable L
 			return a, subject, err
 		}
 	}
-	id, err := ParseID(req.ID)
+	id, err := r.ParseID(req.ID)
 	if err != nil || !id.Listed() {
 		return nil, subject, notFound()
 	}

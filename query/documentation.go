@@ -68,7 +68,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 		switch {
 		case req.Page != nil:
 			first, _, _ := strings.Cut(trimSlash(page), "/")
-			if tzctx.IsTree(first) {
+			if r.isTree(first) {
 				tree = first
 			}
 		case req.Query != nil:

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,8 @@ func fuzzReader() *Reader {
 
 // fuzzTree maps a fuzzed byte to no tree or one of the trees.
 func fuzzTree(sel uint8) *string {
-	if i := int(sel) % (len(tzctx.Trees) + 1); i < len(tzctx.Trees) {
-		return &tzctx.Trees[i]
+	if i := int(sel) % (len(tzctx.DefaultTrees) + 1); i < len(tzctx.DefaultTrees) {
+		return &tzctx.DefaultTrees[i]
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ var sampleRoutes = sync.OnceValue(func() []string {
 	}
 	defer v.Release()
 	var out []string
-	for _, name := range tzctx.Trees {
+	for _, name := range tzctx.DefaultTrees {
 		for _, p := range v.Tree(name).Pages {
 			out = append(out, p.Route)
 		}
@@ -156,7 +157,7 @@ func FuzzReadPaging(f *testing.F) {
 		case 0, 1:
 			req.Page = &routes[int(which)%len(routes)]
 		case 2:
-			req.Tree = &tzctx.Trees[int(which)%len(tzctx.Trees)]
+			req.Tree = &tzctx.DefaultTrees[int(which)%len(tzctx.DefaultTrees)]
 			part := []string{PartIndex, PartFull, PartOutline}[int(which/3)%3]
 			req.Part = &part
 		default:
@@ -241,7 +242,7 @@ func FuzzRoute(f *testing.F) {
 		tree := ""
 		if req.Tree != nil {
 			tree = *req.Tree
-		} else if first, _, _ := strings.Cut(trimSlash(r.stripOrigin(page)), "/"); tzctx.IsTree(first) {
+		} else if first, _, _ := strings.Cut(trimSlash(r.stripOrigin(page)), "/"); slices.Contains(tzctx.DefaultTrees, first) {
 			tree = first
 		}
 		if tree != "" {
@@ -314,7 +315,7 @@ func FuzzSearchOracle(f *testing.F) {
 	f.Cleanup(v.Release)
 	oracles := map[string]*oracle{}
 	var all []*store.Tree
-	for _, name := range tzctx.Trees {
+	for _, name := range tzctx.DefaultTrees {
 		tr := v.Tree(name)
 		all = append(all, tr)
 		oracles[name] = newOracle(f, v, []*store.Tree{tr}, lim.SearchMatchLimit)

@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -99,10 +100,21 @@ func (id ContentID) Listed() bool {
 	return id.Kind == KindPart && (id.Part == PartIndex || id.Part == PartFull)
 }
 
-// ParseID reads a documentation content ID in the form String writes, and
-// no other: ParseID(s) succeeds exactly where s is id.String() of the ID it
-// returns. Its error wraps ErrInvalidID and never holds s.
+// ParseID reads a documentation content ID of the contract's trees
+// (tzctx.DefaultTrees) in the form String writes, and no other: ParseID(s)
+// succeeds exactly where s is id.String() of the ID it returns. Its error
+// wraps ErrInvalidID and never holds s. A reader reads the IDs of its
+// configured trees with Reader.ParseID.
 func ParseID(s string) (ContentID, error) {
+	return parseID(s, func(t string) bool { return slices.Contains(tzctx.DefaultTrees, t) })
+}
+
+// ParseID reads a documentation content ID of a tree r serves, as the
+// package's ParseID reads one of the contract's trees.
+func (r *Reader) ParseID(s string) (ContentID, error) { return parseID(s, r.isTree) }
+
+// parseID reads a documentation content ID whose tree isTree accepts.
+func parseID(s string, isTree func(string) bool) (ContentID, error) {
 	bad := func(why string) (ContentID, error) {
 		return ContentID{}, fmt.Errorf("%w: %s", ErrInvalidID, why)
 	}
@@ -111,7 +123,7 @@ func ParseID(s string) (ContentID, error) {
 		return bad("it does not start with docs:")
 	}
 	tree, suffix, hasSuffix := strings.Cut(rest, ":")
-	if tree != "" && !tzctx.IsTree(tree) {
+	if tree != "" && !isTree(tree) {
 		return bad("it names no tree the plane serves")
 	}
 	kind, arg, hasArg := strings.Cut(suffix, ":")

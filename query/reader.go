@@ -23,8 +23,8 @@ var ErrNoVersion = errors.New("no active version")
 
 // Version is one served, immutable version of the site, as the reader
 // reads it: its trees, and the n-gram candidates its search starts from.
-// Page ordinals number the pages of every tree in tree order
-// (tzctx.Trees), then manifest order, from 0 to PageCount()-1.
+// Page ordinals number the pages of every tree in the version's storage
+// order (tzctx.SortTrees), then manifest order, from 0 to PageCount()-1.
 type Version interface {
 	// Name returns the version's name.
 	Name() string
@@ -32,6 +32,9 @@ type Version interface {
 	Release()
 	// Tree returns the named tree, or nil where the version lacks it.
 	Tree(name string) Tree
+	// TreeNames returns the names of the version's trees in the order
+	// their page ordinals follow.
+	TreeNames() []string
 	// PageCount returns the number of pages across the version's trees.
 	PageCount() int
 	// Candidates sets, in set (one bit per page ordinal, len(set) words of
@@ -98,6 +101,9 @@ type Text interface {
 type Reader struct {
 	cfg      Config
 	versions Versions
+	// names are the configured trees in order, trees the same by name.
+	names []string
+	trees map[string]TreeConfig
 	// scanned holds, per contract-set entry ID, its stamp and plain place
 	// table, computed on its first read: the texts are fixed for the
 	// process's life, and the keys are the catalog's own IDs.
@@ -105,11 +111,35 @@ type Reader struct {
 }
 
 // NewReader returns a Reader over versions.
+//
+// cfg.Trees is taken as given: the server's configuration loader checks
+// it (names per tzctx.CheckTreeName, none twice, at most tzctx.MaxTrees).
 func NewReader(cfg Config, versions Versions) *Reader {
-	if cfg.Access == nil {
-		cfg.Access = DefaultAccess()
+	if cfg.Trees == nil {
+		if cfg.Access == nil {
+			cfg.Access = DefaultAccess()
+		}
+		for _, t := range tzctx.DefaultTrees {
+			cfg.Trees = append(cfg.Trees, TreeConfig{Name: t, Access: cfg.Access[t]})
+		}
+	} else {
+		cfg.Trees = append([]TreeConfig(nil), cfg.Trees...)
 	}
-	return &Reader{cfg: cfg, versions: versions}
+	// Access names every configured tree, one left unset anonymous, so
+	// the holder check over it (AccessHolder) grants each as configured.
+	cfg.Access = map[string]Access{}
+	for i, t := range cfg.Trees {
+		if t.Access == "" {
+			cfg.Trees[i].Access = "anonymous"
+		}
+		cfg.Access[t.Name] = cfg.Trees[i].Access
+	}
+	r := &Reader{cfg: cfg, versions: versions, trees: map[string]TreeConfig{}}
+	for _, t := range cfg.Trees {
+		r.names = append(r.names, t.Name)
+		r.trees[t.Name] = t
+	}
+	return r
 }
 
 // Config returns the reader's configuration.

@@ -91,6 +91,16 @@ func (v *memLayout) Name() string   { return v.name }
 func (v *memLayout) Release()       {}
 func (v *memLayout) PageCount() int { return v.n }
 
+func (v *memLayout) TreeNames() []string {
+	var out []string
+	for _, t := range tzctx.DefaultTrees {
+		if _, ok := v.trees[t]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func (v *memLayout) Tree(name string) Tree {
 	if t, ok := v.trees[name]; ok {
 		return t
@@ -160,7 +170,7 @@ func newMemLayout(t *testing.T, st *store.Store) *memLayout {
 		}
 		return newMemText(string(x.Bytes()))
 	}
-	for _, name := range tzctx.Trees {
+	for _, name := range tzctx.DefaultTrees {
 		tr := v.Tree(name)
 		if tr == nil {
 			continue
@@ -222,7 +232,7 @@ func TestSecondLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Release()
-	for _, name := range tzctx.Trees {
+	for _, name := range tzctx.DefaultTrees {
 		tr := v.Tree(name)
 		if tr == nil {
 			continue

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -87,7 +89,7 @@ func pagesOf(v Version) (*searchPages, error) {
 func loadSearchPages(v Version) (any, error) {
 	n := v.PageCount()
 	d := &searchPages{tree: make([]Tree, n), index: make([]int, n), route: make([]string, n), title: make([]string, n), headings: make([]string, n)}
-	for _, name := range tzctx.Trees {
+	for _, name := range v.TreeNames() {
 		t := v.Tree(name)
 		if t == nil {
 			continue
@@ -318,7 +320,7 @@ func firstLine(t Tree, route string, words []string) string {
 }
 
 // score returns the top pages of trees for words, best first: score
-// descending, then tree and manifest order (the page ordinal). Exact
+// descending, then the order of trees and manifest order (rankOf). Exact
 // scores are computed only for pages that can still enter the top.
 func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []string) ([]hit, error) {
 	n := v.PageCount()
@@ -397,6 +399,7 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	// with its exact score outranks every other entry's bound, so it is
 	// the next hit. Bodies are read only for pages that can still enter
 	// the top.
+	rank := rankOf(trees)
 	h := make(refineHeap, 0, 64)
 	for i, word := range any {
 		for word != 0 {
@@ -415,7 +418,7 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 					}
 				}
 			}
-			h = append(h, refine{ord: o, bound: b})
+			h = append(h, refine{ord: o, rank: rank(o), bound: b})
 		}
 	}
 	heap.Init(&h)
@@ -466,14 +469,37 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	return top, nil
 }
 
-// refine is one candidate page under lazy refinement: stage 0 holds the
-// candidacy bound, stage 1 the title-and-heading bound, stage 2 the
-// exact score.
-type refine struct {
-	ord, bound, th, stage int
+// rankOf returns the place of a page ordinal of trees in the order ties
+// are broken in: trees in the order given (the configured order), then
+// manifest order. Where the version stores trees in that order, which it
+// does for the contract's trees, the rank is the ordinal.
+func rankOf(trees []Tree) func(o int) int {
+	type span struct{ first, end, base int }
+	spans := make([]span, len(trees))
+	base := 0
+	for i, t := range trees {
+		n := len(t.Pages())
+		spans[i] = span{t.First(), t.First() + n, base}
+		base += n
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.first - b.first })
+	return func(o int) int {
+		i := sort.Search(len(spans), func(i int) bool { return spans[i].end > o })
+		if i == len(spans) || o < spans[i].first {
+			return base + o // outside trees: not a candidate (the mask)
+		}
+		return spans[i].base + o - spans[i].first
+	}
 }
 
-// refineHeap orders candidates by bound, highest first, then ordinal.
+// refine is one candidate page under lazy refinement: stage 0 holds the
+// candidacy bound, stage 1 the title-and-heading bound, stage 2 the
+// exact score. rank places it among equal scores (rankOf).
+type refine struct {
+	ord, rank, bound, th, stage int
+}
+
+// refineHeap orders candidates by bound, highest first, then rank.
 type refineHeap []refine
 
 func (h refineHeap) Len() int { return len(h) }
@@ -481,7 +507,7 @@ func (h refineHeap) Less(i, j int) bool {
 	if h[i].bound != h[j].bound {
 		return h[i].bound > h[j].bound
 	}
-	return h[i].ord < h[j].ord
+	return h[i].rank < h[j].rank
 }
 func (h refineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *refineHeap) Push(x any)   { *h = append(*h, x.(refine)) }

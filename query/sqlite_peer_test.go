@@ -219,7 +219,7 @@ func (p *sqlitePeer) candidates(raw string) (n int, ok bool, err error) {
 
 // checkPeer requires the SQLite peer's answers, the real path's and the
 // oracle's to be equal, byte for byte, for every query of the fixed set
-// on the version st serves, over trees in tzctx.Trees order.
+// on the version st serves, over trees in tzctx.DefaultTrees order.
 func checkPeer(t *testing.T, st *store.Store) {
 	lim := testLimits()
 	r := NewReader(Config{Limits: lim}, FromStore(st))
@@ -229,7 +229,7 @@ func checkPeer(t *testing.T, st *store.Store) {
 	}
 	defer v.Release()
 	var trees []*store.Tree
-	for _, name := range tzctx.Trees {
+	for _, name := range tzctx.DefaultTrees {
 		if tr := v.Tree(name); tr != nil {
 			trees = append(trees, tr)
 		}

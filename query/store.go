@@ -47,6 +47,8 @@ func (v storeVersion) Name() string   { return v.v.Name() }
 func (v storeVersion) Release()       { v.v.Release() }
 func (v storeVersion) PageCount() int { return v.v.PageCount() }
 
+func (v storeVersion) TreeNames() []string { return v.v.TreeNames() }
+
 func (v storeVersion) Tree(name string) Tree {
 	if t := v.v.Tree(name); t != nil {
 		return storeTree{t}

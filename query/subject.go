@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -10,10 +11,25 @@ import (
 // RefusedDocSubject is the record subject of a read_documentation call
 // refused before its handler ran (a schema violation): the bare page or
 // search marker, or the tree with its part, from the members that are
-// well formed. It never holds a query's words or a page value.
+// well formed. It never holds a query's words or a page value. It knows
+// the contract's trees (tzctx.DefaultTrees); Reader.RefusedDocSubject
+// knows the configured ones.
 func RefusedDocSubject(args map[string]any) string {
+	return refusedDocSubject(args, func(t string) bool { return slices.Contains(tzctx.DefaultTrees, t) })
+}
+
+// RefusedDocSubject is the package's RefusedDocSubject over the trees r
+// serves: a tree member names the subject's tree only where it is one.
+func (r *Reader) RefusedDocSubject(args map[string]any) string {
+	if r == nil {
+		return RefusedDocSubject(args)
+	}
+	return refusedDocSubject(args, r.isTree)
+}
+
+func refusedDocSubject(args map[string]any, isTree func(string) bool) string {
 	var req DocRequest
-	if t, ok := args["tree"].(string); ok && tzctx.IsTree(t) {
+	if t, ok := args["tree"].(string); ok && isTree(t) {
 		req.Tree = &t
 	}
 	if _, ok := args["page"]; ok {
@@ -63,7 +79,7 @@ func (r *Reader) ContextSubject(id string) string {
 			return id
 		}
 	}
-	cid, err := ParseID(id)
+	cid, err := r.ParseID(id)
 	switch {
 	case err != nil:
 		return SubjectUnknownID

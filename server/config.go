@@ -10,13 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/internal/ops/objstore"
 	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 	"github.com/turnzerocloud/tzctx/mcp"
-	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -26,15 +24,15 @@ import (
 // the cloud manual's configuration page; other tools rely on its member
 // names.
 type Config struct {
-	Addr           string                  `json:"addr"`
-	Data           string                  `json:"data"`
-	Site           SiteConfig              `json:"site"`
-	Origin         string                  `json:"origin"`
-	Trees          map[string]query.Access `json:"trees"`
-	BodyLimitBytes int64                   `json:"body_limit_bytes"`
-	ReadTimeout    Duration                `json:"read_timeout"`
-	WriteTimeout   Duration                `json:"write_timeout"`
-	WatchInterval  Duration                `json:"watch_interval"`
+	Addr           string     `json:"addr"`
+	Data           string     `json:"data"`
+	Site           SiteConfig `json:"site"`
+	Origin         string     `json:"origin"`
+	Trees          Trees      `json:"trees"`
+	BodyLimitBytes int64      `json:"body_limit_bytes"`
+	ReadTimeout    Duration   `json:"read_timeout"`
+	WriteTimeout   Duration   `json:"write_timeout"`
+	WatchInterval  Duration   `json:"watch_interval"`
 	// Credentials are the configured callers, each named by the SHA-256
 	// of its token: tokens are never stored in clear.
 	Credentials []identity.Credential `json:"credentials"`
@@ -220,7 +218,7 @@ func DefaultConfig() Config {
 		Addr:           "127.0.0.1:8080",
 		Site:           SiteConfig{Name: schemas.DefaultSiteName},
 		Origin:         "https://turnzero.ai",
-		Trees:          query.DefaultAccess(),
+		Trees:          DefaultTrees(),
 		BodyLimitBytes: 1 << 20,
 		ReadTimeout:    Duration(15 * time.Second),
 		WriteTimeout:   Duration(30 * time.Second),
@@ -303,23 +301,8 @@ func LoadConfig(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return fail("%v; see the configuration page of the cloud manual", err)
 	}
-	if c.Trees == nil {
-		return fail("trees: is null; leave it out for the defaults, or map each tree to anonymous, signed_in or product_profile:<name>")
-	}
-	// A tree the file does not name keeps its default access, so naming
-	// one tree never opens another.
-	for t, a := range query.DefaultAccess() {
-		if _, ok := c.Trees[t]; !ok {
-			c.Trees[t] = a
-		}
-	}
-	for t, a := range c.Trees {
-		if !tzctx.IsTree(t) {
-			return fail("trees: %q is not a tree name (cloud, blueprint, tzdocs)", t)
-		}
-		if !query.ValidAccess(a) {
-			return fail("trees.%s: %q must be anonymous, signed_in or product_profile:<name>", t, a)
-		}
+	if err := c.Trees.check(); err != nil {
+		return fail("%v", err)
 	}
 	seen := map[string]int{}
 	for i, cr := range c.Credentials {

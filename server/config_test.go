@@ -201,7 +201,7 @@ func TestConfigTreesKeepTheirDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Trees["cloud"] != "signed_in" || c.Trees["blueprint"] != "product_profile:blueprint" || c.Trees["tzdocs"] != "anonymous" {
+	if a := c.Trees.Access(); a["cloud"] != "signed_in" || a["blueprint"] != "product_profile:blueprint" || a["tzdocs"] != "anonymous" {
 		t.Errorf("trees %v", c.Trees)
 	}
 }

@@ -47,7 +47,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Access: cfg.Trees, Holder: query.AccessHolder(cfg.Trees), Catalog: cat}, query.FromStore(st))
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat}, query.FromStore(st))
 	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	}
 	// Every version is warmed before it is served, the one served now
 	// included, so no request pays for loading it.
-	if err := st.SetWarm(context.Background(), query.StoreWarm(reader.Warm)); err != nil {
+	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, query.StoreWarm(reader.Warm))); err != nil {
 		log.Error("warming the served version", "error", err.Error())
 	}
 	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: closeRecords}, nil

@@ -289,7 +289,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("imported meta %+v, source %+v", bm, am)
 	}
 	n := 0
-	for _, tn := range tzctx.Trees {
+	for _, tn := range tzctx.DefaultTrees {
 		ta, tb := a.Tree(tn), b.Tree(tn)
 		if (ta == nil) != (tb == nil) {
 			t.Fatalf("tree %s: source has it %v, import %v", tn, ta != nil, tb != nil)

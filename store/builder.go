@@ -351,6 +351,9 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 	}
 	meta.Format = FormatVersion
 	meta.Files = nil
+	if err := b.treeList(&meta); err != nil {
+		return err
+	}
 	err = func() error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -449,4 +452,38 @@ func syncTree(dir string) error {
 		defer f.Close()
 		return f.Sync()
 	})
+}
+
+// treeList checks that meta lists each tree the builder holds once, and
+// no other: the version's reader takes its trees, in that order, from the
+// list. An empty list is filled with the builder's trees in storage order
+// (tzctx.SortTrees), counts left at zero.
+func (b *Builder) treeList(meta *Meta) error {
+	for n := range b.trees {
+		if err := tzctx.CheckTreeName(n); err != nil {
+			return err
+		}
+	}
+	if len(meta.Trees) == 0 {
+		names := make([]string, 0, len(b.trees))
+		for n := range b.trees {
+			names = append(names, n)
+		}
+		tzctx.SortTrees(names)
+		for _, n := range names {
+			meta.Trees = append(meta.Trees, TreeMeta{Name: n})
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, t := range meta.Trees {
+		if b.trees[t.Name] == nil || seen[t.Name] {
+			return fmt.Errorf("the version's metadata lists tree %q, which the builder does not hold or lists twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	if len(seen) != len(b.trees) {
+		return fmt.Errorf("the version's metadata lists %d trees, but the builder holds %d", len(seen), len(b.trees))
+	}
+	return nil
 }

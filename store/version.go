@@ -119,11 +119,17 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 	if v.aux, err = mapFile(filepath.Join(dir, auxFile)); err != nil {
 		return damaged(auxFile, "cannot be read (%v)", err)
 	}
+	// The trees are read in the order ingest stored them (meta.json's
+	// list, tzctx.SortTrees order), which their page ordinals follow.
 	ord := 0
-	for _, tn := range tzctx.Trees {
+	for _, tm := range v.meta.Trees {
+		tn := tm.Name
+		if tn == string(bucketMeta) || v.trees[tn] != nil {
+			return damaged(dbFile, "lists tree %q twice or under a reserved name", tn)
+		}
 		b := v.tx.Bucket([]byte(tn))
 		if b == nil {
-			continue
+			return damaged(dbFile, "holds no table of tree %s, which its metadata lists", tn)
 		}
 		var m treeManifest
 		if err := json.Unmarshal(b.Get(keyManifest), &m); err != nil {
@@ -167,6 +173,16 @@ func (v *Version) Name() string { return v.meta.Name }
 // Tree returns the named tree, or nil where the version lacks it.
 func (v *Version) Tree(name string) *Tree { return v.trees[name] }
 
+// TreeNames returns the names of the version's trees in storage order
+// (tzctx.SortTrees), which their page ordinals follow.
+func (v *Version) TreeNames() []string {
+	out := make([]string, 0, len(v.meta.Trees))
+	for _, t := range v.meta.Trees {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // PageIndex returns the manifest position of the page with the given
 // route, or -1.
 func (t *Tree) PageIndex(route string) int {
@@ -200,7 +216,8 @@ var errCorrupt = errors.New("corrupt text table")
 // checkTexts checks every text of the version against its table, and
 // every search entry's bounds.
 func (v *Version) checkTexts(ctx context.Context) error {
-	for _, tn := range tzctx.Trees {
+	for _, tm := range v.meta.Trees {
+		tn := tm.Name
 		t := v.trees[tn]
 		if t == nil {
 			continue

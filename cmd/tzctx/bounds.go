@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 )
 
 // addBoundFlags registers on cmd the bounds ingest applies to an
@@ -38,4 +40,11 @@ func checkBounds(opts ingest.Options) error {
 		}
 	}
 	return nil
+}
+
+// addTreeFlags adds the --tree and --format flags tzctx ingest and tzctx
+// check share.
+func addTreeFlags(cmd *cobra.Command, trees, formats *[]string) {
+	cmd.Flags().StringArrayVar(trees, "tree", nil, "a tree as NAME=DIR, NAME lower-case letters, digits and hyphens (such as cloud or mcp); repeatable")
+	cmd.Flags().StringArrayVar(formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
 }

@@ -5,14 +5,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/lint"
-	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
@@ -108,8 +106,7 @@ non-zero; warnings do too with --strict.`,
 			return res.Write(cmd.OutOrStdout(), asJSON, strict)
 		},
 	}
-	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
-	cmd.Flags().StringArrayVar(&formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
+	addTreeFlags(cmd, &trees, &formats)
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
 	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the contract set is filled with and checked to name (site.name)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")

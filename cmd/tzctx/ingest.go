@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -31,8 +29,9 @@ func newIngestCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ingest [SITE] [--tree NAME=DIR ...]",
 		Short: "Ingest a site folder, or tree folders, as a new immutable version",
-		Long: `Ingest reads a site folder holding cloud/, blueprint/ and tzdocs/ tree folders,
-or separate documentation folders given as --tree NAME=DIR, checks every page,
+		Long: `Ingest reads a site folder holding tree folders (such as cloud/, blueprint/ and
+tzdocs/, or any other valid tree name), or separate documentation folders given
+as --tree NAME=DIR, checks every page,
 and stores the result as a new immutable version. Nothing is visible until the
 version is complete; --activate then makes it the served version.`,
 		Args: cobra.MaximumNArgs(1),
@@ -88,8 +87,7 @@ version is complete; --activate then makes it the served version.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&trees, "tree", nil, "a tree as NAME=DIR (cloud, blueprint or tzdocs); repeatable")
-	cmd.Flags().StringArrayVar(&formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
+	addTreeFlags(cmd, &trees, &formats)
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)

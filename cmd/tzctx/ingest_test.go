@@ -192,11 +192,11 @@ func TestIngestRefusals(t *testing.T) {
 		{"site and tree", []string{site, "--tree", "cloud=" + cloud}, "give either a SITE folder or --tree flags, not both"},
 		{"nothing", nil, "nothing to ingest"},
 		{"two sites", []string{site, site}, "accepts at most 1 arg"},
-		{"unknown tree", []string{"--tree", "manual=" + cloud}, `"manual" is not a tree name`},
+		{"unknown tree", []string{"--tree", "Manual=" + cloud}, `"Manual" is not a tree name`},
 		{"tree twice", []string{"--tree", "cloud=" + cloud, "--tree", "cloud=" + cloud}, "tree cloud is given twice"},
 		{"bad version name", []string{site, "--version", "../escape"}, "is not valid"},
 		{"missing site", []string{filepath.Join(site, "absent")}, "cannot read the site folder"},
-		{"folder not a site", []string{cloud}, "is not a tree name"},
+		{"folder not a site", []string{cloud}, "it is a tree folder, not a site folder"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,11 +18,17 @@ var _ DocumentationReader = (*query.Reader)(nil)
 // ReadDocumentation returns the read_documentation action, answered by r:
 // a tree's index, whole text or outline, one page, or a search (CTX-07).
 func ReadDocumentation(c *schemas.Contract, r DocumentationReader) *dispatch.Action {
+	// A refused call's subject names a tree only where the reader serves
+	// it; the reader knows its configured trees.
+	refused := query.RefusedDocSubject
+	if rs, ok := r.(interface{ RefusedDocSubject(map[string]any) string }); ok {
+		refused = rs.RefusedDocSubject
+	}
 	return defineIn(c, "read_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
 		var req query.DocRequest
 		if err := dispatch.Bind(args, &req); err != nil {
 			return nil, query.ContentID{}.Marker(), err
 		}
 		return r.ReadDocumentation(ctx, req)
-	}, query.RefusedDocSubject)
+	}, refused)
 }

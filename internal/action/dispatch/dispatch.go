@@ -209,6 +209,8 @@ func (d *Dispatcher) Register(a *Action) error {
 	case d.actions[a.Name] != nil:
 		return fmt.Errorf("register action %s: %w", a.Name, ErrDuplicateAction)
 	}
+	// The tree member names the configured trees (withTreeEnum).
+	a.Request = withTreeEnum(a.Request, d.TreeNames())
 	raw, err := json.Marshal(a.Request)
 	if err != nil {
 		return err

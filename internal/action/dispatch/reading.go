@@ -3,6 +3,8 @@ package dispatch
 import (
 	"context"
 	"iter"
+	"maps"
+	"slices"
 
 	"github.com/turnzerocloud/tzctx"
 )
@@ -87,17 +89,63 @@ type Trees interface {
 	Trees(ctx context.Context) ([]string, error)
 }
 
+// TreeNames names every configured tree, whatever the caller or the
+// version, in order: the trees a request's tree member may name. The
+// reader is one; a Trees without it serves the contract's trees.
+type TreeNames interface {
+	TreeNames() []string
+}
+
 // SetTrees gives the dispatcher what Trees asks, before any front end is
 // built over it.
 func (d *Dispatcher) SetTrees(t Trees) { d.trees = t }
 
 // Trees returns the documentation trees the caller of ctx (its identity,
 // tzctx.IdentityFrom) can read in the served version, for a front end
-// that lists them (MCP's tool schema); all of them (tzctx.Trees) where
+// that lists them (MCP's tool schema); all of them (TreeNames) where
 // the dispatcher was given no Trees.
 func (d *Dispatcher) Trees(ctx context.Context) ([]string, error) {
 	if d.trees == nil {
-		return append([]string(nil), tzctx.Trees...), nil
+		return d.TreeNames(), nil
 	}
 	return d.trees.Trees(ctx)
+}
+
+// TreeNames returns every configured tree in order: the Trees' TreeNames
+// where it has them, else the contract's (tzctx.DefaultTrees).
+func (d *Dispatcher) TreeNames() []string {
+	if n, ok := d.trees.(TreeNames); ok {
+		return n.TreeNames()
+	}
+	return append([]string(nil), tzctx.DefaultTrees...)
+}
+
+// withTreeEnum returns request with the enumeration of its tree member,
+// where it has one, listing names, the configured trees: the contract's
+// schema lists the contract's trees, and a server serving others takes
+// their names in the same member. Where names are the enumeration's, the
+// request is returned as it is, so the contract's trees serve the
+// contract's schema byte for byte.
+func withTreeEnum(request map[string]any, names []string) map[string]any {
+	props, _ := request["properties"].(map[string]any)
+	tree, _ := props["tree"].(map[string]any)
+	enum, ok := tree["enum"].([]any)
+	if !ok || slices.Equal(enum, toAny(names)) {
+		return request
+	}
+	req := maps.Clone(request)
+	props = maps.Clone(props)
+	tree = maps.Clone(tree)
+	tree["enum"] = toAny(names)
+	props["tree"] = tree
+	req["properties"] = props
+	return req
+}
+
+func toAny(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
 }
