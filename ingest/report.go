@@ -60,6 +60,32 @@ func ApplyFormats(srcs []TreeSource, flags []string) error {
 	return nil
 }
 
+// Sources reads the folders tzctx ingest and tzctx check are given: a
+// SITE folder's tree folders (site "" for none) or --tree NAME=DIR flags,
+// with --format flags applied. A fault of the site folder is an *Error;
+// a bad flag is another error.
+func Sources(site string, treeFlags, formatFlags []string) ([]TreeSource, error) {
+	if site != "" && len(treeFlags) > 0 {
+		return nil, fmt.Errorf("give either a SITE folder or --tree flags, not both")
+	}
+	srcs, err := TreeFlags(treeFlags)
+	if err != nil {
+		return nil, err
+	}
+	if site != "" {
+		if srcs, err = SiteTrees(site); err != nil {
+			return nil, err
+		}
+	}
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("nothing to ingest: give a SITE folder or --tree NAME=DIR")
+	}
+	if err := ApplyFormats(srcs, formatFlags); err != nil {
+		return nil, err
+	}
+	return srcs, nil
+}
+
 // LogProgress returns a Progress function that writes a plain line to w at
 // most every two seconds, and at the last page: pages, MiB and MiB/s.
 func LogProgress(w io.Writer) func(Progress) {

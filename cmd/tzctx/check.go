@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -66,27 +67,20 @@ non-zero; warnings do too with --strict.`,
 					files = catalog.Files{Contracts: os.DirFS(filepath.Join(contracts, "contracts")), Schemas: os.DirFS(filepath.Join(contracts, "schemas"))}
 				}
 				res.Errors = append(res.Errors, catalog.Check(files, catalog.CheckOptions{CodeNames: names, Name: siteName})...)
-			case len(args) == 1 && len(trees) > 0:
-				return fmt.Errorf("give either a SITE folder or --tree flags, not both")
 			default:
 				if err := checkBounds(lim); err != nil {
 					return err
 				}
 				site := ""
-				var srcs []ingest.TreeSource
 				if len(args) == 1 {
 					site = args[0]
-					if srcs, err = ingest.SiteTrees(site); err != nil {
-						res.Errors = append(res.Errors, lint.IngestFinding(site, err))
-						break
-					}
 				}
-				more, err := ingest.TreeFlags(trees)
-				if err != nil {
-					return err
-				}
-				srcs = append(srcs, more...)
-				if err := ingest.ApplyFormats(srcs, formats); err != nil {
+				srcs, err := ingest.Sources(site, trees, formats)
+				var ie *ingest.Error
+				if errors.As(err, &ie) {
+					res.Errors = append(res.Errors, lint.IngestFinding(site, err))
+					break
+				} else if err != nil {
 					return err
 				}
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

@@ -36,30 +36,16 @@ and stores the result as a new immutable version. Nothing is visible until the
 version is complete; --activate then makes it the served version.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var srcs []ingest.TreeSource
+			site := ""
 			if len(args) == 1 {
-				if len(trees) > 0 {
-					return fmt.Errorf("give either a SITE folder or --tree flags, not both")
-				}
-				s, err := ingest.SiteTrees(args[0])
-				if err != nil {
-					return err
-				}
-				srcs = s
+				site = args[0]
 			}
-			more, err := ingest.TreeFlags(trees)
+			srcs, err := ingest.Sources(site, trees, formats)
 			if err != nil {
-				return err
-			}
-			srcs = append(srcs, more...)
-			if err := ingest.ApplyFormats(srcs, formats); err != nil {
 				return err
 			}
 			if err := checkBounds(lim); err != nil {
 				return err
-			}
-			if len(srcs) == 0 {
-				return fmt.Errorf("nothing to ingest: give a SITE folder or --tree NAME=DIR")
 			}
 			st, err := store.Open(g.dataDir())
 			if err != nil {
