@@ -341,6 +341,7 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 	e.imported = map[string]string{}
 	var defaultExpr js.IExpr
 	var exportsExpr js.IExpr
+	var defaultLine, exportsLine int
 	named := map[string]js.IExpr{}
 	var order []string
 	for _, st := range ast.List {
@@ -362,6 +363,11 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 			switch {
 			case s.Default:
 				defaultExpr = s.Decl
+				// The statement carries no offset; esbuild prints one
+				// default export, as "export default".
+				if i := bytes.Index(e.buf, []byte("export default")); i >= 0 {
+					defaultLine = e.line(e.buf[i : i+1])
+				}
 			case s.Decl != nil:
 				if vd, ok := s.Decl.(*js.VarDecl); ok {
 					for _, n := range e.declare(vd) {
@@ -391,7 +397,7 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 			if b, ok := s.Value.(*js.BinaryExpr); ok && b.Op == js.EqToken {
 				switch jsName(b.X) {
 				case "module.exports", "exports.default", "module.exports.default":
-					exportsExpr = b.Y
+					exportsExpr, exportsLine = b.Y, e.jsLine(b.X)
 				}
 			}
 		}
@@ -399,10 +405,10 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 	m := &JSModule{Named: map[string]any{}}
 	var err error
 	if defaultExpr == nil {
-		defaultExpr = exportsExpr
+		defaultExpr, defaultLine = exportsExpr, exportsLine
 	}
 	if defaultExpr != nil {
-		if m.Default, err = e.eval(defaultExpr, 0, 0); err != nil {
+		if m.Default, err = e.eval(defaultExpr, 0, defaultLine); err != nil {
 			return nil, err
 		}
 	}
@@ -462,19 +468,28 @@ func jsDotKey(v *js.DotExpr) string {
 	return ""
 }
 
+// count adds n values (one evaluated, or the elements or keys a spread
+// copies) to the module's total, refusing the module past MaxNodes, and
+// checks ctx each time the total passes a multiple of 1024.
+func (e *jsEval) count(n, line int) error {
+	before := e.nodes
+	e.nodes += n
+	if e.nodes > e.opts.MaxNodes {
+		return fmt.Errorf("%s line %d: the module holds more than %d values (%w): simplify it or raise --max-nav-nodes", e.name, line, e.opts.MaxNodes, errJSBound)
+	}
+	if e.nodes/1024 != before/1024 {
+		return e.ctx.Err()
+	}
+	return nil
+}
+
 // eval evaluates x, at nesting depth, written on line (0 where unknown).
 func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
-	e.nodes++
-	if e.nodes > e.opts.MaxNodes {
-		return nil, fmt.Errorf("%s line %d: the module holds more than %d values (%w): simplify it or raise --max-nav-nodes", e.name, line, e.opts.MaxNodes, errJSBound)
+	if err := e.count(1, line); err != nil {
+		return nil, err
 	}
 	if depth > e.opts.MaxDepth {
 		return nil, fmt.Errorf("%s line %d: values nest deeper than %d (%w): flatten it or raise --max-nav-depth", e.name, line, e.opts.MaxDepth, errJSBound)
-	}
-	if e.nodes%1024 == 0 {
-		if err := e.ctx.Err(); err != nil {
-			return nil, err
-		}
 	}
 	switch v := x.(type) {
 	case nil:
@@ -576,6 +591,12 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 			}
 			if el.Spread {
 				if a, ok := r.([]any); ok {
+					// A spread copies its elements: each counts, so that
+					// spreads of spreads cannot multiply a small module
+					// into millions of values.
+					if err := e.count(len(a), line); err != nil {
+						return nil, err
+					}
 					out = append(out, a...)
 					continue
 				}
@@ -595,6 +616,9 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 					return nil, err
 				}
 				if so, ok := r.(*JSObject); ok {
+					if err := e.count(len(so.Keys), line); err != nil {
+						return nil, err
+					}
 					for _, k := range so.Keys {
 						o.set(k, so.Values[k], so.Lines[k])
 					}
