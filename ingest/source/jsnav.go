@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -169,8 +171,14 @@ func ParseJSModule(ctx context.Context, name string, src []byte, opts Options) (
 	}
 	ev := &jsEval{ctx: ctx, name: name, buf: buf, lineMap: lineMap, opts: opts,
 		decls: map[string]js.IExpr{}, declLine: map[string]int{}, done: map[string]any{}, busy: map[string]bool{}}
-	return ev.module(ast)
+	m, err := ev.module(ast)
+	jsParsed(ev)
+	return m, err
 }
+
+// jsParsed is called with each module's evaluator once it is done; a
+// test replaces it to count the evaluator's work.
+var jsParsed = func(*jsEval) {}
 
 // jsImportAttrs matches an import's attributes in esbuild's output.
 var jsImportAttrs = regexp.MustCompile(`(?m)^((?:import|export)\b[^\n]*?\bfrom\s*"[^"\n]*")\s*(?:with|assert)\s*\{[^}\n]*\};?[ \t]*$`)
@@ -296,6 +304,14 @@ type jsEval struct {
 	done     map[string]any
 	busy     map[string]bool
 	imported map[string]string
+
+	// lineStarts holds the offset of each line of buf, mappedAbove the
+	// nearest line of lineMap at or above each that has a mapping; both
+	// are built on the first line lookup. lineProbes counts the steps
+	// line lookups took, for a test to see that they stay near linear.
+	lineStarts  []int
+	mappedAbove []int
+	lineProbes  int
 }
 
 // errJSBound is a module over the node or depth bound.
@@ -313,28 +329,55 @@ func (e *jsEval) line(data []byte) int {
 	if off < 0 || off+len(data) > len(e.buf) || &e.buf[off] != &data[0] {
 		return 0
 	}
-	ln := 1 + bytes.Count(e.buf[:off], []byte("\n"))
-	col := off - (bytes.LastIndexByte(e.buf[:off], '\n') + 1)
+	if e.lineStarts == nil {
+		e.indexLines()
+	}
+	// The line is the last line start at or before the offset.
+	ln := sort.Search(len(e.lineStarts), func(i int) bool { return e.lineStarts[i] > off })
+	e.lineProbes += bits.Len(uint(len(e.lineStarts)))
+	col := off - e.lineStarts[ln-1]
 	if e.lineMap == nil {
 		return ln
 	}
-	// The last mapping at or before the column, else the nearest line
-	// above that has one.
-	for i := ln - 1; i >= 0 && i < len(e.lineMap); i-- {
-		best := 0
-		for _, sg := range e.lineMap[i] {
-			if i < ln-1 || sg[0] <= col || best == 0 {
-				best = sg[1]
-			}
-			if i == ln-1 && sg[0] > col {
-				break
-			}
-		}
-		if best > 0 {
-			return best
-		}
+	i := ln - 1
+	if i >= len(e.lineMap) {
+		return 0
+	}
+	if segs := e.lineMap[i]; len(segs) > 0 {
+		// The last mapping at or before the column, else the line's first.
+		j := sort.Search(len(segs), func(k int) bool { return segs[k][0] > col })
+		e.lineProbes += bits.Len(uint(len(segs)))
+		return segs[max(j-1, 0)][1]
+	}
+	// Else the last mapping of the nearest line above that has one.
+	if j := e.mappedAbove[i]; j >= 0 {
+		segs := e.lineMap[j]
+		return segs[len(segs)-1][1]
 	}
 	return 0
+}
+
+// indexLines records, once per module, where each line of the buffer
+// starts and, for each line of the source map, the nearest line at or
+// above it that has a mapping, so that each line lookup is a binary
+// search rather than a count from the buffer's start.
+func (e *jsEval) indexLines() {
+	e.lineStarts = append(e.lineStarts, 0)
+	for i, c := range e.buf {
+		if c == '\n' {
+			e.lineStarts = append(e.lineStarts, i+1)
+		}
+	}
+	e.lineProbes += len(e.buf)
+	e.mappedAbove = make([]int, len(e.lineMap))
+	last := -1
+	for i, segs := range e.lineMap {
+		if len(segs) > 0 {
+			last = i
+		}
+		e.mappedAbove[i] = last
+	}
+	e.lineProbes += len(e.lineMap)
 }
 
 func (e *jsEval) module(ast *js.AST) (*JSModule, error) {

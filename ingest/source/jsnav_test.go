@@ -176,3 +176,56 @@ func TestJSSpreadsCount(t *testing.T) {
 		t.Fatalf("spreads within the bound: %#v", o)
 	}
 }
+
+// jsLinesModule is a module of n keys, key k<i> on line i+2.
+func jsLinesModule(n int) []byte {
+	var b strings.Builder
+	b.WriteString("// navigation\nmodule.exports = {\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  k%d: 'page-%d',\n", i, i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// TestJSLinesLinear: on a large module every key keeps its author's line,
+// and finding the lines costs a bounded number of steps per value (a
+// search of a line table built once), not a count of the newlines from
+// the module's start on each value, which grew with the square of the
+// module's size.
+func TestJSLinesLinear(t *testing.T) {
+	const n = 20000
+	src := jsLinesModule(n)
+	probes := 0
+	old := jsParsed
+	jsParsed = func(e *jsEval) { probes += e.lineProbes }
+	defer func() { jsParsed = old }()
+	m, err := ParseJSModule(context.Background(), "big.js", src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Default.(*JSObject)
+	if len(o.Keys) != n {
+		t.Fatalf("%d keys, want %d", len(o.Keys), n)
+	}
+	for i := 0; i < n; i += 997 {
+		if k := fmt.Sprintf("k%d", i); o.Lines[k] != i+3 {
+			t.Fatalf("%s on line %d, want %d", k, o.Lines[k], i+3)
+		}
+	}
+	if max := 10 * len(src); probes == 0 || probes > max {
+		t.Fatalf("line lookups took %d steps for a %d-byte module, want between 1 and %d", probes, len(src), max)
+	}
+}
+
+// BenchmarkJSModuleLines reads a module of 300,000 keys, each on its own
+// line: its cost should grow with the module, not its square.
+func BenchmarkJSModuleLines(b *testing.B) {
+	src := jsLinesModule(300000)
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseJSModule(context.Background(), "big.js", src, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
