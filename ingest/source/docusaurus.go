@@ -37,7 +37,7 @@ func (Docusaurus) Format() string { return "docusaurus" }
 // Recognises implements Source: the folder or one of its subfolders holds
 // docusaurus.config.*.
 func (Docusaurus) Recognises(dir *sitefs.Folder) bool {
-	return jsFindConfig(context.Background(), dir, docusaurusConfigs) != ""
+	return jsFindConfigAt(dir, docusaurusConfigs) != ""
 }
 
 // docuDoc is one doc file of the docs folder.
@@ -67,7 +67,10 @@ type docuReader struct {
 // Read implements Source.
 func (Docusaurus) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName := jsFindConfig(ctx, dir, docusaurusConfigs)
+	cfgName, err := jsFindConfig(ctx, dir, docusaurusConfigs, opts)
+	if err != nil {
+		return nil, err
+	}
 	if cfgName == "" {
 		return nil, fmt.Errorf("%s holds no docusaurus.config.js or .ts: give the folder holding it, or the repository root above it", dir.Dir())
 	}

@@ -912,16 +912,23 @@ func jsUnwrapCall(v any) any {
 
 // jsFindConfig finds the first of names in the folder, else in one of its
 // immediate subfolders (website/, docs/: a repository whose site lives one
-// level down), and returns its path relative to the folder.
-func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string) string {
+// level down), and returns its path relative to the folder, "" where there
+// is none. Listing the folder is bounded by opts.MaxNodes names; a folder
+// over it, or one that cannot be listed, is an error, not a folder without
+// the config.
+func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string, opts Options) (string, error) {
 	for _, n := range names {
 		if dir.Exists(n) {
-			return n
+			return n, nil
 		}
 	}
-	subs, err := dir.ListDir(ctx, ".", Options{}.withDefaults().MaxNodes)
+	opts = jsDefaults(opts)
+	subs, err := dir.ListDir(ctx, ".", opts.MaxNodes)
+	if errors.Is(err, sitefs.ErrTooLarge) {
+		return "", fmt.Errorf("%s holds more than %d names, listed to look for %s in its subfolders: give the folder holding %s, or raise --max-nav-nodes", dir.Dir(), opts.MaxNodes, names[0], names[0])
+	}
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("looking for %s in the subfolders of %s: %w", names[0], dir.Dir(), err)
 	}
 	for _, s := range subs {
 		if !s.IsDir || strings.HasPrefix(s.Name, ".") || s.Name == "node_modules" {
@@ -929,11 +936,22 @@ func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string) strin
 		}
 		for _, n := range names {
 			if dir.Exists(s.Name + "/" + n) {
-				return s.Name + "/" + n
+				return s.Name + "/" + n, nil
 			}
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// jsFindConfigAt is jsFindConfig within the default bounds, for detection:
+// a folder it cannot list is not recognised by the config's name there,
+// and the reader chosen by --format reports why.
+func jsFindConfigAt(dir *sitefs.Folder, names []string) string {
+	c, err := jsFindConfig(context.Background(), dir, names, Options{})
+	if err != nil {
+		return ""
+	}
+	return c
 }
 
 // jsFrontMatter reads the YAML front matter of a page file; nil where it
@@ -1013,7 +1031,12 @@ func jsWalk(ctx context.Context, dir *sitefs.Folder, root string, opts Options, 
 		}
 		ents, err := dir.ListDir(ctx, d, opts.MaxNodes-seen)
 		if errors.Is(err, sitefs.ErrTooLarge) {
-			return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
+			if seen == 0 {
+				return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
+			}
+			// The bound is on the whole walk: this folder is where the
+			// running total ran out, not necessarily a large one.
+			return fmt.Errorf("%s: the folders walked hold more than %d names in all (%d listed before this one): raise --max-nav-nodes", d, opts.MaxNodes, seen)
 		}
 		if err != nil {
 			return err

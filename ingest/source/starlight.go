@@ -35,7 +35,7 @@ func (Starlight) Format() string { return "starlight" }
 // Recognises implements Source: the folder or a subfolder holds
 // astro.config.* with src/content/docs beside it.
 func (Starlight) Recognises(dir *sitefs.Folder) bool {
-	c := jsFindConfig(context.Background(), dir, starlightConfigs)
+	c := jsFindConfigAt(dir, starlightConfigs)
 	return c != "" && dir.Exists(slJoin(path.Dir(c), "src/content/docs"))
 }
 
@@ -71,7 +71,10 @@ type slReader struct {
 // Read implements Source.
 func (Starlight) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName := jsFindConfig(ctx, dir, starlightConfigs)
+	cfgName, err := jsFindConfig(ctx, dir, starlightConfigs, opts)
+	if err != nil {
+		return nil, err
+	}
 	if cfgName == "" {
 		return nil, fmt.Errorf("%s holds no astro.config.mjs or .ts: give the folder holding it", dir.Dir())
 	}

@@ -31,7 +31,7 @@ func (VitePress) Format() string { return "vitepress" }
 // Recognises implements Source: the folder or one of its subfolders holds
 // .vitepress/config.*.
 func (VitePress) Recognises(dir *sitefs.Folder) bool {
-	return jsFindConfig(context.Background(), dir, vitepressConfigs) != ""
+	return jsFindConfigAt(dir, vitepressConfigs) != ""
 }
 
 type vpReader struct {
@@ -48,7 +48,10 @@ type vpReader struct {
 // Read implements Source.
 func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName := jsFindConfig(ctx, dir, vitepressConfigs)
+	cfgName, err := jsFindConfig(ctx, dir, vitepressConfigs, opts)
+	if err != nil {
+		return nil, err
+	}
 	if cfgName == "" {
 		return nil, fmt.Errorf("%s holds no .vitepress/config.ts or .js: give the folder holding .vitepress", dir.Dir())
 	}
