@@ -2,6 +2,9 @@ package sitefs
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 )
@@ -52,10 +55,9 @@ func (f *Folder) ListDir(ctx context.Context, name string, limit int) ([]DirEntr
 	}
 	defer d.Close()
 	limit = max(limit, 0)
-	ents, err := d.ReadDir(limit + 1)
-	if err != nil && len(ents) == 0 {
-		// An empty folder reads as io.EOF.
-		ents = nil
+	ents, err := readDir(d, limit+1)
+	if err != nil {
+		return nil, &Error{Name: name, Err: err, Folder: f.dir}
 	}
 	if len(ents) > limit {
 		return nil, &Error{Name: name, Err: ErrTooLarge, Limit: int64(limit), Folder: f.dir}
@@ -73,4 +75,27 @@ func (f *Folder) ListDir(ctx context.Context, name string, limit int) ([]DirEntr
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// dirReader is what readDir needs of an open folder.
+type dirReader interface {
+	ReadDir(n int) ([]fs.DirEntry, error)
+}
+
+// readDir reads at most n names of the open folder d. The end of the
+// folder (io.EOF, which is how an empty folder reads) is no fault; any
+// other error is returned even where some names came with it, so that a
+// folder the system could read only in part (EIO on a failing disk) is
+// refused rather than taken as complete.
+func readDir(d dirReader, n int) ([]fs.DirEntry, error) {
+	ents, err := d.ReadDir(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// The path is the caller's to name; the fault is the system's.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("the folder was listed only in part (%d names read, then %w): check the disk and the folder's permissions, and ingest again", len(ents), err)
+	}
+	return ents, nil
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -169,8 +171,14 @@ func ParseJSModule(ctx context.Context, name string, src []byte, opts Options) (
 	}
 	ev := &jsEval{ctx: ctx, name: name, buf: buf, lineMap: lineMap, opts: opts,
 		decls: map[string]js.IExpr{}, declLine: map[string]int{}, done: map[string]any{}, busy: map[string]bool{}}
-	return ev.module(ast)
+	m, err := ev.module(ast)
+	jsParsed(ev)
+	return m, err
 }
+
+// jsParsed is called with each module's evaluator once it is done; a
+// test replaces it to count the evaluator's work.
+var jsParsed = func(*jsEval) {}
 
 // jsImportAttrs matches an import's attributes in esbuild's output.
 var jsImportAttrs = regexp.MustCompile(`(?m)^((?:import|export)\b[^\n]*?\bfrom\s*"[^"\n]*")\s*(?:with|assert)\s*\{[^}\n]*\};?[ \t]*$`)
@@ -296,6 +304,14 @@ type jsEval struct {
 	done     map[string]any
 	busy     map[string]bool
 	imported map[string]string
+
+	// lineStarts holds the offset of each line of buf, mappedAbove the
+	// nearest line of lineMap at or above each that has a mapping; both
+	// are built on the first line lookup. lineProbes counts the steps
+	// line lookups took, for a test to see that they stay near linear.
+	lineStarts  []int
+	mappedAbove []int
+	lineProbes  int
 }
 
 // errJSBound is a module over the node or depth bound.
@@ -313,34 +329,62 @@ func (e *jsEval) line(data []byte) int {
 	if off < 0 || off+len(data) > len(e.buf) || &e.buf[off] != &data[0] {
 		return 0
 	}
-	ln := 1 + bytes.Count(e.buf[:off], []byte("\n"))
-	col := off - (bytes.LastIndexByte(e.buf[:off], '\n') + 1)
+	if e.lineStarts == nil {
+		e.indexLines()
+	}
+	// The line is the last line start at or before the offset.
+	ln := sort.Search(len(e.lineStarts), func(i int) bool { return e.lineStarts[i] > off })
+	e.lineProbes += bits.Len(uint(len(e.lineStarts)))
+	col := off - e.lineStarts[ln-1]
 	if e.lineMap == nil {
 		return ln
 	}
-	// The last mapping at or before the column, else the nearest line
-	// above that has one.
-	for i := ln - 1; i >= 0 && i < len(e.lineMap); i-- {
-		best := 0
-		for _, sg := range e.lineMap[i] {
-			if i < ln-1 || sg[0] <= col || best == 0 {
-				best = sg[1]
-			}
-			if i == ln-1 && sg[0] > col {
-				break
-			}
-		}
-		if best > 0 {
-			return best
-		}
+	i := ln - 1
+	if i >= len(e.lineMap) {
+		return 0
+	}
+	if segs := e.lineMap[i]; len(segs) > 0 {
+		// The last mapping at or before the column, else the line's first.
+		j := sort.Search(len(segs), func(k int) bool { return segs[k][0] > col })
+		e.lineProbes += bits.Len(uint(len(segs)))
+		return segs[max(j-1, 0)][1]
+	}
+	// Else the last mapping of the nearest line above that has one.
+	if j := e.mappedAbove[i]; j >= 0 {
+		segs := e.lineMap[j]
+		return segs[len(segs)-1][1]
 	}
 	return 0
+}
+
+// indexLines records, once per module, where each line of the buffer
+// starts and, for each line of the source map, the nearest line at or
+// above it that has a mapping, so that each line lookup is a binary
+// search rather than a count from the buffer's start.
+func (e *jsEval) indexLines() {
+	e.lineStarts = append(e.lineStarts, 0)
+	for i, c := range e.buf {
+		if c == '\n' {
+			e.lineStarts = append(e.lineStarts, i+1)
+		}
+	}
+	e.lineProbes += len(e.buf)
+	e.mappedAbove = make([]int, len(e.lineMap))
+	last := -1
+	for i, segs := range e.lineMap {
+		if len(segs) > 0 {
+			last = i
+		}
+		e.mappedAbove[i] = last
+	}
+	e.lineProbes += len(e.lineMap)
 }
 
 func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 	e.imported = map[string]string{}
 	var defaultExpr js.IExpr
 	var exportsExpr js.IExpr
+	var defaultLine, exportsLine int
 	named := map[string]js.IExpr{}
 	var order []string
 	for _, st := range ast.List {
@@ -362,6 +406,11 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 			switch {
 			case s.Default:
 				defaultExpr = s.Decl
+				// The statement carries no offset; esbuild prints one
+				// default export, as "export default".
+				if i := bytes.Index(e.buf, []byte("export default")); i >= 0 {
+					defaultLine = e.line(e.buf[i : i+1])
+				}
 			case s.Decl != nil:
 				if vd, ok := s.Decl.(*js.VarDecl); ok {
 					for _, n := range e.declare(vd) {
@@ -391,7 +440,7 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 			if b, ok := s.Value.(*js.BinaryExpr); ok && b.Op == js.EqToken {
 				switch jsName(b.X) {
 				case "module.exports", "exports.default", "module.exports.default":
-					exportsExpr = b.Y
+					exportsExpr, exportsLine = b.Y, e.jsLine(b.X)
 				}
 			}
 		}
@@ -399,10 +448,10 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 	m := &JSModule{Named: map[string]any{}}
 	var err error
 	if defaultExpr == nil {
-		defaultExpr = exportsExpr
+		defaultExpr, defaultLine = exportsExpr, exportsLine
 	}
 	if defaultExpr != nil {
-		if m.Default, err = e.eval(defaultExpr, 0, 0); err != nil {
+		if m.Default, err = e.eval(defaultExpr, 0, defaultLine); err != nil {
 			return nil, err
 		}
 	}
@@ -462,19 +511,28 @@ func jsDotKey(v *js.DotExpr) string {
 	return ""
 }
 
+// count adds n values (one evaluated, or the elements or keys a spread
+// copies) to the module's total, refusing the module past MaxNodes, and
+// checks ctx each time the total passes a multiple of 1024.
+func (e *jsEval) count(n, line int) error {
+	before := e.nodes
+	e.nodes += n
+	if e.nodes > e.opts.MaxNodes {
+		return fmt.Errorf("%s line %d: the module holds more than %d values (%w): simplify it or raise --max-nav-nodes", e.name, line, e.opts.MaxNodes, errJSBound)
+	}
+	if e.nodes/1024 != before/1024 {
+		return e.ctx.Err()
+	}
+	return nil
+}
+
 // eval evaluates x, at nesting depth, written on line (0 where unknown).
 func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
-	e.nodes++
-	if e.nodes > e.opts.MaxNodes {
-		return nil, fmt.Errorf("%s line %d: the module holds more than %d values (%w): simplify it or raise --max-nav-nodes", e.name, line, e.opts.MaxNodes, errJSBound)
+	if err := e.count(1, line); err != nil {
+		return nil, err
 	}
 	if depth > e.opts.MaxDepth {
 		return nil, fmt.Errorf("%s line %d: values nest deeper than %d (%w): flatten it or raise --max-nav-depth", e.name, line, e.opts.MaxDepth, errJSBound)
-	}
-	if e.nodes%1024 == 0 {
-		if err := e.ctx.Err(); err != nil {
-			return nil, err
-		}
 	}
 	switch v := x.(type) {
 	case nil:
@@ -576,6 +634,12 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 			}
 			if el.Spread {
 				if a, ok := r.([]any); ok {
+					// A spread copies its elements: each counts, so that
+					// spreads of spreads cannot multiply a small module
+					// into millions of values.
+					if err := e.count(len(a), line); err != nil {
+						return nil, err
+					}
 					out = append(out, a...)
 					continue
 				}
@@ -595,6 +659,9 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 					return nil, err
 				}
 				if so, ok := r.(*JSObject); ok {
+					if err := e.count(len(so.Keys), line); err != nil {
+						return nil, err
+					}
 					for _, k := range so.Keys {
 						o.set(k, so.Values[k], so.Lines[k])
 					}
@@ -845,16 +912,23 @@ func jsUnwrapCall(v any) any {
 
 // jsFindConfig finds the first of names in the folder, else in one of its
 // immediate subfolders (website/, docs/: a repository whose site lives one
-// level down), and returns its path relative to the folder.
-func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string) string {
+// level down), and returns its path relative to the folder, "" where there
+// is none. Listing the folder is bounded by opts.MaxNodes names; a folder
+// over it, or one that cannot be listed, is an error, not a folder without
+// the config.
+func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string, opts Options) (string, error) {
 	for _, n := range names {
 		if dir.Exists(n) {
-			return n
+			return n, nil
 		}
 	}
-	subs, err := dir.ListDir(ctx, ".", Options{}.withDefaults().MaxNodes)
+	opts = jsDefaults(opts)
+	subs, err := dir.ListDir(ctx, ".", opts.MaxNodes)
+	if errors.Is(err, sitefs.ErrTooLarge) {
+		return "", fmt.Errorf("%s holds more than %d names, listed to look for %s in its subfolders: give the folder holding %s, or raise --max-nav-nodes", dir.Dir(), opts.MaxNodes, names[0], names[0])
+	}
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("looking for %s in the subfolders of %s: %w", names[0], dir.Dir(), err)
 	}
 	for _, s := range subs {
 		if !s.IsDir || strings.HasPrefix(s.Name, ".") || s.Name == "node_modules" {
@@ -862,11 +936,22 @@ func jsFindConfig(ctx context.Context, dir *sitefs.Folder, names []string) strin
 		}
 		for _, n := range names {
 			if dir.Exists(s.Name + "/" + n) {
-				return s.Name + "/" + n
+				return s.Name + "/" + n, nil
 			}
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// jsFindConfigAt is jsFindConfig within the default bounds, for detection:
+// a folder it cannot list is not recognised by the config's name there,
+// and the reader chosen by --format reports why.
+func jsFindConfigAt(dir *sitefs.Folder, names []string) string {
+	c, err := jsFindConfig(context.Background(), dir, names, Options{})
+	if err != nil {
+		return ""
+	}
+	return c
 }
 
 // jsFrontMatter reads the YAML front matter of a page file; nil where it
@@ -946,7 +1031,12 @@ func jsWalk(ctx context.Context, dir *sitefs.Folder, root string, opts Options, 
 		}
 		ents, err := dir.ListDir(ctx, d, opts.MaxNodes-seen)
 		if errors.Is(err, sitefs.ErrTooLarge) {
-			return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
+			if seen == 0 {
+				return fmt.Errorf("%s: the folder holds more than %d names: raise --max-nav-nodes", d, opts.MaxNodes)
+			}
+			// The bound is on the whole walk: this folder is where the
+			// running total ran out, not necessarily a large one.
+			return fmt.Errorf("%s: the folders walked hold more than %d names in all (%d listed before this one): raise --max-nav-nodes", d, opts.MaxNodes, seen)
 		}
 		if err != nil {
 			return err

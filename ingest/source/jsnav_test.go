@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,5 +138,94 @@ func TestJSConfigOverBound(t *testing.T) {
 	f.Close()
 	if _, err := ReadJSModule(context.Background(), dir, "sidebars.js", Options{}); err == nil || !strings.Contains(err.Error(), "sidebars.js") || !strings.Contains(err.Error(), "--max-manifest-bytes") {
 		t.Fatalf("50 MB sidebars.js: %v", err)
+	}
+}
+
+// TestJSSpreadsCount: the elements and keys a spread copies count against
+// --max-nav-nodes, so a small module of spreads of spreads (each level
+// ten times the one below) is refused, naming the file, the line and the
+// flag, instead of growing into millions of values.
+func TestJSSpreadsCount(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("const a0 = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n")
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&b, "const a%d = [%s]\n", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("...a%d, ", i-1), 10), ", "))
+	}
+	b.WriteString("module.exports = { docs: a5 }\n")
+	_, err := ParseJSModule(context.Background(), "sidebars.js", []byte(b.String()), Options{MaxNodes: 1000})
+	if err == nil || !strings.Contains(err.Error(), "sidebars.js line ") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+		t.Fatalf("arrays spread 10× over 5 levels (100,000 values): %v, want a refusal naming the file, line and flag", err)
+	}
+
+	keys := "const o0 = {"
+	for i := 0; i < 10; i++ {
+		keys += fmt.Sprintf("k%d: %d, ", i, i)
+	}
+	src := keys + "}\nmodule.exports = {" + strings.Repeat("...o0, ", 200) + "}\n"
+	_, err = ParseJSModule(context.Background(), "config.js", []byte(src), Options{MaxNodes: 1000})
+	if err == nil || !strings.Contains(err.Error(), "config.js line 2") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+		t.Fatalf("an object spread 200 times (2,000 keys copied): %v, want a refusal naming the file, line 2 and the flag", err)
+	}
+
+	// Within the bound, spreads read as before.
+	m, err := ParseJSModule(context.Background(), "ok.js", []byte("const a = [1, 2]\nconst o = {x: 1}\nmodule.exports = {...o, y: [...a, ...a, 3]}\n"), Options{MaxNodes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := m.Default.(*JSObject); strings.Join(o.Keys, ",") != "x,y" || len(o.Get("y").([]any)) != 5 {
+		t.Fatalf("spreads within the bound: %#v", o)
+	}
+}
+
+// jsLinesModule is a module of n keys, key k<i> on line i+2.
+func jsLinesModule(n int) []byte {
+	var b strings.Builder
+	b.WriteString("// navigation\nmodule.exports = {\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  k%d: 'page-%d',\n", i, i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// TestJSLinesLinear: on a large module every key keeps its author's line,
+// and finding the lines costs a bounded number of steps per value (a
+// search of a line table built once), not a count of the newlines from
+// the module's start on each value, which grew with the square of the
+// module's size.
+func TestJSLinesLinear(t *testing.T) {
+	const n = 20000
+	src := jsLinesModule(n)
+	probes := 0
+	old := jsParsed
+	jsParsed = func(e *jsEval) { probes += e.lineProbes }
+	defer func() { jsParsed = old }()
+	m, err := ParseJSModule(context.Background(), "big.js", src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Default.(*JSObject)
+	if len(o.Keys) != n {
+		t.Fatalf("%d keys, want %d", len(o.Keys), n)
+	}
+	for i := 0; i < n; i += 997 {
+		if k := fmt.Sprintf("k%d", i); o.Lines[k] != i+3 {
+			t.Fatalf("%s on line %d, want %d", k, o.Lines[k], i+3)
+		}
+	}
+	if max := 10 * len(src); probes == 0 || probes > max {
+		t.Fatalf("line lookups took %d steps for a %d-byte module, want between 1 and %d", probes, len(src), max)
+	}
+}
+
+// BenchmarkJSModuleLines reads a module of 300,000 keys, each on its own
+// line: its cost should grow with the module, not its square.
+func BenchmarkJSModuleLines(b *testing.B) {
+	src := jsLinesModule(300000)
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseJSModule(context.Background(), "big.js", src, Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

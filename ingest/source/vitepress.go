@@ -31,7 +31,7 @@ func (VitePress) Format() string { return "vitepress" }
 // Recognises implements Source: the folder or one of its subfolders holds
 // .vitepress/config.*.
 func (VitePress) Recognises(dir *sitefs.Folder) bool {
-	return jsFindConfig(context.Background(), dir, vitepressConfigs) != ""
+	return jsFindConfigAt(dir, vitepressConfigs) != ""
 }
 
 type vpReader struct {
@@ -43,12 +43,16 @@ type vpReader struct {
 	cfg    string
 	listed map[string]bool
 	warned bool
+	visits int // sidebar items walked, each time met, against MaxNodes
 }
 
 // Read implements Source.
 func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName := jsFindConfig(ctx, dir, vitepressConfigs)
+	cfgName, err := jsFindConfig(ctx, dir, vitepressConfigs, opts)
+	if err != nil {
+		return nil, err
+	}
 	if cfgName == "" {
 		return nil, fmt.Errorf("%s holds no .vitepress/config.ts or .js: give the folder holding .vitepress", dir.Dir())
 	}
@@ -89,16 +93,22 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 	switch sb := theme.Get("sidebar").(type) {
 	case nil:
 	case []any:
-		r.items(sb, "", nil, conf.Lines["themeConfig"], 0)
+		if err := r.items(sb, "", nil, conf.Lines["themeConfig"], 0); err != nil {
+			return nil, err
+		}
 	case *JSObject:
 		for _, k := range sb.Keys {
 			switch v := sb.Values[k].(type) {
 			case []any:
-				r.items(v, "", nil, sb.Lines[k], 0)
+				if err := r.items(v, "", nil, sb.Lines[k], 0); err != nil {
+					return nil, err
+				}
 			case *JSObject:
 				base, _ := jsStr(v.Get("base"))
 				if items, ok := v.Get("items").([]any); ok {
-					r.items(items, base, nil, sb.Lines[k], 0)
+					if err := r.items(items, base, nil, sb.Lines[k], 0); err != nil {
+						return nil, err
+					}
 				}
 			default:
 				r.warn(jsWarn(cfgName, v, "the folder's pages in name order"))
@@ -137,13 +147,24 @@ func (r *vpReader) warn(s string) {
 	}
 }
 
-// items lists sidebar items under group; base prefixes their links.
-func (r *vpReader) items(list []any, base string, group []string, line, depth int) {
+// items lists sidebar items under group; base prefixes their links. Each
+// item walked counts against MaxNodes, each time it is met (one list of
+// items may be shared among many places), and ctx is checked every 1024.
+func (r *vpReader) items(list []any, base string, group []string, line, depth int) error {
 	if depth > r.opts.MaxDepth {
 		r.warn(fmt.Sprintf("%s line %d: the sidebar nests deeper than %d; the rest is read in name order", r.cfg, line, r.opts.MaxDepth))
-		return
+		return nil
 	}
 	for _, it := range list {
+		r.visits++
+		if r.visits > r.opts.MaxNodes {
+			return fmt.Errorf("%s line %d: the sidebar lists more than %d items, counting a list each time it is used: simplify it or raise --max-nav-nodes", r.cfg, line, r.opts.MaxNodes)
+		}
+		if r.visits%1024 == 0 {
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		o, ok := it.(*JSObject)
 		if !ok {
 			r.warn(jsWarn(r.cfg, it, "the folder's pages in name order"))
@@ -170,11 +191,14 @@ func (r *vpReader) items(list []any, base string, group []string, line, depth in
 			if text != "" {
 				g = docuAppend(group, text)
 			}
-			r.items(items, b, g, l, depth+1)
+			if err := r.items(items, b, g, l, depth+1); err != nil {
+				return err
+			}
 		default:
 			r.warn(jsWarn(r.cfg, items, "the folder's pages in name order"))
 		}
 	}
+	return nil
 }
 
 // link lists the page a sidebar link names.
