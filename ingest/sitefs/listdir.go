@@ -60,7 +60,7 @@ func (f *Folder) ListDir(ctx context.Context, name string, limit int) ([]DirEntr
 		return nil, &Error{Name: name, Err: err, Folder: f.dir}
 	}
 	if len(ents) > limit {
-		return nil, &Error{Name: name, Err: ErrTooLarge, Limit: int64(limit), Folder: f.dir}
+		return nil, &Error{Name: name, Kind: KindFolder, Err: ErrTooLarge, Limit: int64(limit), Folder: f.dir}
 	}
 	out := make([]DirEntry, 0, len(ents))
 	for _, e := range ents {

@@ -90,8 +90,8 @@ func TestListDir(t *testing.T) {
 	}
 	_, err = f.ListDir(ctx, ".", 3)
 	var e *sitefs.Error
-	if !errors.Is(err, sitefs.ErrTooLarge) || !errors.As(err, &e) || e.Limit != 3 {
-		t.Errorf("ListDir over the bound: %v, want ErrTooLarge with the limit 3", err)
+	if !errors.Is(err, sitefs.ErrTooLarge) || !errors.As(err, &e) || e.Limit != 3 || !strings.Contains(err.Error(), "holds more than 3 names") || strings.Contains(err.Error(), "bytes") {
+		t.Errorf("ListDir over the bound: %v, want ErrTooLarge with the limit 3, in names, not bytes", err)
 	}
 	if ents, err := f.ListDir(ctx, "guide", 2); err != nil || len(ents) != 2 {
 		t.Errorf("ListDir at the bound: %v %v", ents, err)

@@ -68,6 +68,10 @@ type Error struct {
 	Folder string
 }
 
+// KindFolder is Error.Kind of a folder ListDir refuses as too large: its
+// Limit counts names, not bytes.
+const KindFolder = "a folder"
+
 // Error describes the fault in a sentence that names the file and, for a
 // link, where it points.
 func (e *Error) Error() string {
@@ -80,6 +84,9 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("%s is %s, not a regular file", e.Name, e.Kind)
 	case errors.Is(e.Err, ErrTooLarge):
+		if e.Kind == KindFolder {
+			return fmt.Sprintf("the folder %s holds more than %d names, the bound", e.Name, e.Limit)
+		}
 		if e.Size > 0 {
 			return fmt.Sprintf("%s is %d bytes, over the bound of %d bytes", e.Name, e.Size, e.Limit)
 		}
