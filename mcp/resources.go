@@ -115,11 +115,34 @@ func (s *Server) resources(ctx context.Context) []mcpgo.Resource {
 			r.Size = &sizes[i]
 			size = fmt.Sprintf(", %d bytes", sizes[i])
 		}
-		r.Description = "Catalog entry " + e.ID + size + ". Reading the resource returns its whole text in one message; the tool " +
+		r.Description = s.treeSentence(e.Tree) + "Catalog entry " + e.ID + size + ". Reading the resource returns its whole text in one message; the tool " +
 			e.Tool + " reads it in chunks (offset, limit, stamp), which a client may prefer for a large one."
 		out = append(out, r)
 	}
 	return out
+}
+
+// treeSentence returns the configured description of tree as the
+// sentence a resource of the tree's description starts with, followed
+// by a space; "" where the entry is of no tree or the configuration
+// describes none (the contract's trees, by default).
+func (s *Server) treeSentence(tree string) string {
+	if tree == "" {
+		return ""
+	}
+	return sentence(s.d.TreeText(tree).Description)
+}
+
+// sentence returns text ending as a sentence does, followed by a space,
+// or "" for no text.
+func sentence(text string) string {
+	if text == "" {
+		return ""
+	}
+	if !strings.ContainsAny(text[len(text)-1:], ".!?") {
+		text += "."
+	}
+	return text + " "
 }
 
 // readWhole reads a text to its end through action, the largest chunks

@@ -33,6 +33,10 @@ type Dispatcher interface {
 	// TreeNames gives every configured tree, in order, which the
 	// resource templates' descriptions name.
 	TreeNames() []string
+	// TreeText gives what the configuration says of a tree beside its
+	// name, which its resources' descriptions and the tree member's
+	// description show.
+	TreeText(tree string) dispatch.TreeText
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

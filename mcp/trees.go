@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // noTreeNote ends the tree member's description where the caller can
@@ -41,8 +42,10 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 	return &treeSchemas{request: request}
 }
 
-// schema returns the encoded input schema offering trees.
-func (ts *treeSchemas) schema(trees []string) (json.RawMessage, error) {
+// schema returns the encoded input schema offering trees, the tree
+// member's description listing them with what text says of each where
+// it says something of any (treeList).
+func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText) (json.RawMessage, error) {
 	key := strings.Join(trees, ",")
 	if raw, ok := ts.byTrees.Load(key); ok {
 		return raw.(json.RawMessage), nil
@@ -61,6 +64,10 @@ func (ts *treeSchemas) schema(trees []string) (json.RawMessage, error) {
 			enum[i] = t
 		}
 		tree["enum"] = enum
+		if list := treeList(trees, text); list != "" {
+			desc, _ := tree["description"].(string)
+			tree["description"] = desc + list
+		}
 	}
 	props["tree"] = tree
 	req["properties"] = props
@@ -91,7 +98,7 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 			}
 			asked = true
 		}
-		raw, err := ts.schema(trees)
+		raw, err := ts.schema(trees, s.d.TreeText)
 		if err != nil {
 			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
 			continue
@@ -99,4 +106,29 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 		tools[i].RawInputSchema = raw
 	}
 	return tools
+}
+
+// treeList returns what the tree member's description adds of trees: a
+// line for each, its name, then its title and description where the
+// configuration gives them ("mcp: MCP documentation — The Model Context
+// Protocol."); "" where it gives neither for any of them, as for the
+// contract's trees by default, whose description stays the contract's.
+func treeList(trees []string, text func(string) dispatch.TreeText) string {
+	var b strings.Builder
+	described := false
+	for _, t := range trees {
+		tt := text(t)
+		described = described || tt.Title != "" || tt.Description != ""
+		b.WriteString("\n- " + t)
+		if tt.Title != "" {
+			b.WriteString(": " + tt.Title)
+		}
+		if tt.Description != "" {
+			b.WriteString(" — " + tt.Description)
+		}
+	}
+	if !described {
+		return ""
+	}
+	return "\nThe trees this connection may read:" + b.String()
 }

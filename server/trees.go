@@ -16,7 +16,8 @@ import (
 )
 
 // The bounds of a configured tree's texts, in characters: a title and a
-// description are one line each, shown in every catalog listing.
+// description are one line each, the title shown in every catalog
+// listing, both in MCP's resource and tree member descriptions.
 const (
 	MaxTreeTitle       = 120
 	MaxTreeDescription = 500

@@ -183,6 +183,9 @@ type Dispatcher struct {
 	recorder Recorder
 	catalog  Catalog
 	trees    Trees
+	// treeTexts holds what the configuration says of each tree beside
+	// its name (SetTreeTexts).
+	treeTexts map[string]TreeText
 }
 
 // New returns a dispatcher that registers actions against contract, with

@@ -120,6 +120,24 @@ func (d *Dispatcher) TreeNames() []string {
 	return append([]string(nil), tzctx.DefaultTrees...)
 }
 
+// TreeText is what the configuration says of a documentation tree
+// beside its name: its title and its one-line description, either
+// possibly empty (the contract's trees, by default, have neither).
+type TreeText struct {
+	Title       string
+	Description string
+}
+
+// SetTreeTexts gives the dispatcher each configured tree's title and
+// description by name, before any front end is built over it, for the
+// front ends that show them (MCP's resource descriptions and tree
+// member); a tree left out has neither.
+func (d *Dispatcher) SetTreeTexts(texts map[string]TreeText) { d.treeTexts = maps.Clone(texts) }
+
+// TreeText returns what the configuration says of tree beside its name,
+// the zero TreeText where it says nothing.
+func (d *Dispatcher) TreeText(tree string) TreeText { return d.treeTexts[tree] }
+
 // withTreeEnum returns request with the enumeration of its tree member,
 // where it has one, listing names, the configured trees: the contract's
 // schema lists the contract's trees, and a server serving others takes

@@ -88,6 +88,13 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	d := dispatch.New(c, o.Resolver, o.Recorder)
 	if o.Reader != nil {
 		d.SetTrees(o.Reader)
+		texts := map[string]dispatch.TreeText{}
+		for _, t := range o.Reader.Config().Trees {
+			if t.Title != "" || t.Description != "" {
+				texts[t.Name] = dispatch.TreeText{Title: t.Title, Description: t.Description}
+			}
+		}
+		d.SetTreeTexts(texts)
 	}
 	acts := served(c, o.Reader, d)
 	if o.Operator != nil {
