@@ -22,7 +22,7 @@ import (
 
 // severalTrees is a configuration serving three trees, none of them the
 // contract's, in an order that is neither their names' nor the store's.
-const severalTrees = `{"trees": [
+const severalTrees = `{"site": {"name": "Acme Docs"}, "trees": [
   {"name": "mintlify", "title": "Mintlify documentation", "description": "How to build documentation sites with Mintlify.", "access": "anonymous"},
   {"name": "powershell", "title": "PowerShell documentation", "access": "product_profile:powershell"},
   {"name": "mcp", "title": "MCP documentation", "description": "The Model Context Protocol.", "access": "anonymous"}
@@ -33,7 +33,8 @@ const severalTrees = `{"trees": [
 // profile, and drives HTTP and MCP: the catalog, the tree schema, a page
 // read by route, a tree-less search across the readable trees in the
 // configured order, the gated tree refused to an anonymous caller, and the
-// resource templates naming the configured trees.
+// resource templates naming the configured trees; under the configured
+// site name, no served text names Turn Zero Cloud.
 func TestSeveralConfiguredTreesServeRealCorpora(t *testing.T) {
 	srcs := []ingest.TreeSource{
 		{Name: "mcp", Dir: testkit.Corpus(t, "mcp-docs")},
@@ -182,6 +183,60 @@ func TestSeveralConfiguredTreesServeRealCorpora(t *testing.T) {
 			t.Errorf("template %s: %s", tp.Name, tp.Description)
 		}
 	}
+
+	// Under site.name "Acme Docs", what an agent reads of the server names
+	// Acme Docs and never Turn Zero Cloud: the catalog, its overview, the
+	// MCP server's instructions and title, the tools, prompts, resources
+	// and templates, for the holder, who sees the most.
+	ctx := context.Background()
+	served := map[string]string{}
+	_, catalogRaw, err := postRaw(s.base, "list_context", map[string]any{}, "Authorization", gated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served["list_context"] = string(catalogRaw)
+	served["read_context overview"] = mustReadContext(t, s.base, "overview")
+	hc := mcpSession(t, s.base, "tok-ps")
+	if code, _, raw := mcpInitialize(t, s.base, "tok-ps"); code != 200 {
+		t.Fatalf("initialize: %d %.300s", code, raw)
+	} else {
+		served["initialize"] = string(raw)
+	}
+	for what, list := range map[string]func() (any, error){
+		"tools/list":     func() (any, error) { return hc.ListTools(ctx, mcpgo.ListToolsRequest{}) },
+		"prompts/list":   func() (any, error) { return hc.ListPrompts(ctx, mcpgo.ListPromptsRequest{}) },
+		"resources/list": func() (any, error) { return hc.ListResources(ctx, mcpgo.ListResourcesRequest{}) },
+		"templates":      func() (any, error) { return hc.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{}) },
+	} {
+		v, err := list()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		raw, _ := json.Marshal(v)
+		served[what] = string(raw)
+	}
+	for what, text := range served {
+		if strings.Contains(text, "Turn Zero Cloud") {
+			i := strings.Index(text, "Turn Zero Cloud")
+			t.Errorf("%s names Turn Zero Cloud under site.name Acme Docs: …%s…", what, text[max(0, i-80):min(len(text), i+80)])
+		}
+	}
+	for _, what := range []string{"read_context overview", "initialize", "tools/list"} {
+		if !strings.Contains(served[what], "Acme Docs") {
+			t.Errorf("%s does not name Acme Docs: %.300s", what, served[what])
+		}
+	}
+}
+
+// mustReadContext is the HTTP answer to a read_context of a catalog
+// entry's first chunk.
+func mustReadContext(t *testing.T, base, id string) string {
+	t.Helper()
+	code, raw, err := postRaw(base, "read_context", map[string]any{"id": id})
+	if err != nil || code != 200 {
+		t.Fatalf("read_context %s: %d %v %.300s", id, code, err, raw)
+	}
+	return string(raw)
 }
 
 // toolText is the text of a tool result's text contents.
