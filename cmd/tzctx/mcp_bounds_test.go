@@ -133,10 +133,13 @@ func TestMCPStdioBoundsMessages(t *testing.T) {
 	// Linux reports ru_maxrss in KiB.
 	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10
 	t.Logf("peak RSS %d MiB", peak)
-	// Buffering the 50 MB line took 392 to 478 MiB; the bound leaves room
-	// for the race detector's shadow memory and the garbage collector's
-	// pace, which vary with the machine (165 MiB seen under -race).
-	if peak > 320 {
+	// Buffering the 50 MB line took 392 to 478 MiB. Without the race
+	// detector the peak is a fraction of the bound. Under it, the peak
+	// varied from 120 to 340 MiB between runs of the same code, so the
+	// figure is only logged there: mcp's TestReadLineKeepsAtMostTheBound
+	// holds the reader to the bound by the bytes it allocates, which no
+	// machine's load changes.
+	if peak > 320 && !raceEnabled {
 		t.Errorf("peak RSS %d MiB, want at most 320 MiB: a 50 MB line is refused while it is read, not buffered", peak)
 	}
 }
