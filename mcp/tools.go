@@ -33,6 +33,10 @@ type Dispatcher interface {
 	// TreeNames gives every configured tree, in order, which the
 	// resource templates' descriptions name.
 	TreeNames() []string
+	// Pages gives the pages of a tree the caller of ctx may read in the
+	// served version, which completions offer, recorded as a read of
+	// the tree's index.
+	Pages(ctx context.Context, tree string) ([]tzctx.Page, error)
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)
