@@ -1,9 +1,12 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -280,4 +283,138 @@ func TestSubscriptionBounds(t *testing.T) {
 	if s.Subscriptions() != 1 {
 		t.Errorf("%d subscriptions after a session ended, want 1", s.Subscriptions())
 	}
+}
+
+// TestTypeScriptClientFeatures runs the official TypeScript SDK client
+// (testdata/ts/features.mjs) against /mcp: it completes a tree name and a
+// page route, subscribes to two pages, sets a log level; a version in
+// which one page changed is activated, and the client receives
+// notifications/resources/updated for that page alone and a notice of
+// the switch. It skips where node or the SDK is absent, except under CI.
+func TestTypeScriptClientFeatures(t *testing.T) {
+	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI runs every test, but %v", err)
+		}
+		t.Skip(err)
+	}
+	site := testkit.SampleSite(t)
+	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
+	f := newFixtureOn(t, st)
+	changed, same := mcp.PageURI("cloud", "guides/reading"), mcp.PageURI("cloud", "guides/searching")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "features.mjs", f.base+"/mcp", changed, same)
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testkit.SyncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("features.mjs ended before %q:\n%s", want, stderr.String())
+			}
+			return l
+		case <-ctx.Done():
+			t.Fatalf("features.mjs said no %q:\n%s", want, stderr.String())
+		}
+		return ""
+	}
+	if l := next("ready"); l != "ready" {
+		t.Fatalf("features.mjs said %q, want ready:\n%s", l, stderr.String())
+	}
+	// The client's listening stream opens after initialize: switches
+	// that change nothing are sent until it carries them.
+	listening := false
+	for !listening {
+		f.s.ListsChanged()
+		select {
+		case l := <-lines:
+			if l != "listening" {
+				t.Fatalf("features.mjs said %q, want listening:\n%s", l, stderr.String())
+			}
+			listening = true
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("the client's stream carried no list_changed:\n%s", stderr.String())
+		}
+	}
+	file := filepath.Join(site, "cloud", "guides", "reading.mdx")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(b, []byte("\n\nA sentence added in the second version.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	activate(t, st, site)
+	f.s.ListsChanged()
+	if _, err := io.WriteString(stdin, "end\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.s.ListsChanged()
+	var out struct {
+		Capabilities map[string]any `json:"capabilities"`
+		Trees        struct {
+			Values []string `json:"values"`
+		} `json:"trees"`
+		Routes struct {
+			Values []string `json:"values"`
+		} `json:"routes"`
+		Updated []string `json:"updated"`
+		Notices []struct {
+			Level string         `json:"level"`
+			Data  map[string]any `json:"data"`
+		} `json:"notices"`
+	}
+	raw := next("the JSON")
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatalf("features.mjs printed %q: %v\n%s", raw, err, stderr.String())
+	}
+	_ = stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("features.mjs: %v\n%s", err, stderr.String())
+	}
+	res, _ := out.Capabilities["resources"].(map[string]any)
+	if out.Capabilities["completions"] == nil || out.Capabilities["logging"] == nil || res["subscribe"] != true {
+		t.Errorf("capabilities %v, want completions, logging and resources.subscribe", out.Capabilities)
+	}
+	if strings.Join(out.Trees.Values, ",") != "cloud" || strings.Join(out.Routes.Values, ",") != "guides/reading" {
+		t.Errorf("completions: trees %v, routes %v; want cloud and guides/reading", out.Trees.Values, out.Routes.Values)
+	}
+	if strings.Join(out.Updated, ",") != changed {
+		t.Errorf("updated %v, want %s alone", out.Updated, changed)
+	}
+	switched := false
+	for _, n := range out.Notices {
+		if n.Level == "notice" && n.Data["event"] == "version_switch" {
+			switched = true
+		}
+	}
+	if !switched {
+		t.Errorf("no notice of the version switch among %v", out.Notices)
+	}
+	t.Logf("the TypeScript client completed %v and %v, was told of %v and got %d notices", out.Trees.Values, out.Routes.Values, out.Updated, len(out.Notices))
 }
