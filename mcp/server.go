@@ -32,6 +32,13 @@ type Options struct {
 	// instructions name; "" means the contract's,
 	// schemas.DefaultSiteName.
 	SiteName string
+	// SubscriptionsPerSession and SubscriptionsTotal bound the resource
+	// subscriptions of one session and of all; 0 means
+	// DefaultSubscriptionsPerSession, DefaultSubscriptionsTotal.
+	SubscriptionsPerSession, SubscriptionsTotal int
+	// NoticesPerMinute bounds the log notices (notifications/message)
+	// one session is sent in a minute; 0 means DefaultNoticesPerMinute.
+	NoticesPerMinute int
 }
 
 // Server is the MCP front end over one dispatcher. Its lists are computed
@@ -52,11 +59,17 @@ type Server struct {
 	// versions holds each stdio session's negotiated protocol version;
 	// an HTTP request carries its own in a header.
 	versions sync.Map
+	// feat holds each session's log level, notices and subscriptions.
+	feat *features
 }
 
 // New returns the MCP front end of d.
 func New(d Dispatcher, opts Options) (*Server, error) {
-	s := &Server{d: d, log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}}
+	s := &Server{feat: newFeatures(opts), log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}}
+	// Every call goes through the notices: a refusal is also told to
+	// the calling session, where it asked for notices.
+	s.d = noticeDispatcher{Dispatcher: d, s: s}
+	d = s.d
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -72,6 +85,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
 		s.versions.Delete(cs.SessionID())
 	})
+	s.addFeatureHooks(hooks)
 	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcpgo.ListResourcesRequest, res *mcpgo.ListResourcesResult) {
 		if res != nil {
 			res.Resources = s.resources(ctx)
@@ -90,8 +104,12 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithTitle(name+" served context"),
 		server.WithInstructions(name+"'s served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
 		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{s}),
+		server.WithResourceCompletionProvider(completer{s}),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),
 		server.WithPromptFilter(s.filterPrompts),
@@ -128,11 +146,14 @@ func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 // ListsChanged tells every connected client, on both transports, that
 // the resource, prompt and tool lists may have changed: a version was
 // activated, and a tool's tree enumeration lists the served version's
-// trees.
+// trees. It then tells each session that asked for notices of the
+// switch, and each subscriber of a resource whose text changed that it
+// was updated (versionSwitched).
 func (s *Server) ListsChanged() {
 	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationToolsListChanged), nil)
 	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationResourcesListChanged), nil)
 	s.mcp.SendNotificationToAllClients(string(mcpgo.MethodNotificationPromptsListChanged), nil)
+	s.versionSwitched()
 }
 
 // filterTools lists the tools whose action this caller may list: an

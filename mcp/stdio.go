@@ -27,9 +27,19 @@ type stdioSession struct {
 	id          string
 	notes       chan mcpgo.JSONRPCNotification
 	initialized atomic.Bool
+	// level is the log level logging/setLevel set ("" until then).
+	level atomic.Value
 }
 
-var _ server.ClientSession = (*stdioSession)(nil)
+var _ server.SessionWithLogging = (*stdioSession)(nil)
+
+// SetLogLevel and GetLogLevel keep the session's log level, which the
+// notices it is sent honour.
+func (s *stdioSession) SetLogLevel(level mcpgo.LoggingLevel) { s.level.Store(level) }
+func (s *stdioSession) GetLogLevel() mcpgo.LoggingLevel {
+	l, _ := s.level.Load().(mcpgo.LoggingLevel)
+	return l
+}
 
 func (s *stdioSession) SessionID() string                                     { return s.id }
 func (s *stdioSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification { return s.notes }

@@ -37,6 +37,10 @@ type Dispatcher interface {
 	// name, which its resources' descriptions and the tree member's
 	// description show.
 	TreeText(tree string) dispatch.TreeText
+	// Pages gives the pages of a tree the caller of ctx may read in the
+	// served version, which completions offer, recorded as a read of
+	// the tree's index.
+	Pages(ctx context.Context, tree string) ([]tzctx.Page, error)
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

@@ -75,6 +75,13 @@ type Config struct {
 	// import or a following server takes from an archive, checked from
 	// its manifest before anything is written.
 	MaxVersionSize int64 `json:"max_version_bytes"`
+	// MCPSubscriptionsPerSession and MCPSubscriptions bound the MCP
+	// resource subscriptions of one session and of all sessions;
+	// MCPNoticesPerMinute bounds the log notices one session is sent in
+	// a minute.
+	MCPSubscriptionsPerSession int `json:"mcp_subscriptions_per_session"`
+	MCPSubscriptions           int `json:"mcp_subscriptions"`
+	MCPNoticesPerMinute        int `json:"mcp_notices_per_minute"`
 }
 
 // MCPStreamsConfig bounds the long-lived streams of /mcp (a session's
@@ -230,6 +237,10 @@ func DefaultConfig() Config {
 		MCPStreams:     MCPStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
 		MCPSessions:    MCPSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
 		MaxVersionSize: store.DefaultMaxVersionBytes,
+
+		MCPSubscriptionsPerSession: mcp.DefaultSubscriptionsPerSession,
+		MCPSubscriptions:           mcp.DefaultSubscriptionsTotal,
+		MCPNoticesPerMinute:        mcp.DefaultNoticesPerMinute,
 	}
 }
 
@@ -359,6 +370,18 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err := c.MCPSessions.check(); err != nil {
 		return fail("%v", err)
+	}
+	for _, b := range []struct {
+		name     string
+		v, deflt int
+	}{
+		{"mcp_subscriptions_per_session", c.MCPSubscriptionsPerSession, mcp.DefaultSubscriptionsPerSession},
+		{"mcp_subscriptions", c.MCPSubscriptions, mcp.DefaultSubscriptionsTotal},
+		{"mcp_notices_per_minute", c.MCPNoticesPerMinute, mcp.DefaultNoticesPerMinute},
+	} {
+		if b.v <= 0 {
+			return fail("%s: %d is not a positive bound; give one such as %d (the default), or leave it out", b.name, b.v, b.deflt)
+		}
 	}
 	if c.MaxVersionSize <= 0 {
 		return fail("max_version_bytes: %d is not a positive size; give the largest total size, in bytes, of a version to import or follow, or leave it out for %d", c.MaxVersionSize, store.DefaultMaxVersionBytes)

@@ -76,7 +76,8 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
-		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site})
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site,
+		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute})
 	if err != nil {
 		return nil, err
 	}
