@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
@@ -93,6 +95,9 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 			whole, _, err := r.ReadLibraryEntry(ctx, query.LibraryReadRequest{Name: e.Name, Path: &path, Paging: query.Paging{Limit: &limits.TextMaxLimit}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if disk, err := fs.ReadFile(data.Site(), "library/"+e.Name+"/"+path); err != nil || string(disk) != whole.Text {
+				t.Fatalf("%s/%s does not read back as the file published (%v)", e.Name, path, err)
 			}
 			if whole.Total > limits.TextMaxLimit {
 				t.Fatalf("%s/%s is longer than one maximal chunk", e.Name, path)

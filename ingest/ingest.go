@@ -332,6 +332,11 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Library != "" {
+		if _, err := readLibrary(ctx, opts.Library, opts); err != nil {
+			return nil, err
+		}
+	}
 	r := &Report{}
 	for _, t := range trees {
 		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, keys: map[string]int{}}
