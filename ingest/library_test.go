@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/data"
@@ -127,5 +128,18 @@ func TestLibraryHostile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLibraryFIFONeverOpened: a named pipe in an entry's folder is never
+// opened, so ingest does not wait on it, and it is no file of the entry.
+func TestLibraryFIFONeverOpened(t *testing.T) {
+	err := libraryCase(t, func(lib string) {
+		if err := syscall.Mkfifo(filepath.Join(lib, "kit", "pipe.md"), 0o644); err != nil {
+			t.Skip("no named pipes here:", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
