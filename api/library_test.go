@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/data"
+	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
@@ -157,5 +160,49 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 				t.Errorf("HTTP chunks of %s/%s do not join to the file", e.Name, path)
 			}
 		}
+	}
+}
+
+// TestListLibraryOutdatedAfterNewVersion: rows taken from one version
+// answer outdated once a version with a newer entry is served, and current
+// again once the row is the new one's.
+func TestListLibraryOutdatedAfterNewVersion(t *testing.T) {
+	old := newServer(t, testkit.SampleStore(t))
+	first := old.post(t, "list_library", `{}`)
+	row := func(r reply, name string) string {
+		for _, e := range r.body["entries"].([]any) {
+			m := e.(map[string]any)
+			if m["name"] == name {
+				return fmt.Sprintf(`{"name": %q, "version": %q, "digest": %q}`, name, m["version"], m["digest"])
+			}
+		}
+		t.Fatalf("no entry %s in %s", name, r.raw)
+		return ""
+	}
+	taken := row(first, "http-client")
+	site := testkit.SampleSite(t)
+	lib := filepath.Join(site, "library")
+	raw, err := os.ReadFile(filepath.Join(lib, "library.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "library.json"), []byte(strings.Replace(string(raw), `"version": "1.2.0"`, `"version": "1.3.0"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "http-client", "client.ts"), []byte("// A newer client for Turn Zero Cloud.\nexport const version = 2;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trees, err := ingest.SiteTrees(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, testkit.IngestOptions(t, ingest.Options{Trees: trees, Library: ingest.SiteLibrary(site)}))
+	r := s.post(t, "list_library", `{"installed": [`+taken+`]}`)
+	if !strings.Contains(r.raw, `"name":"http-client"`) || !strings.Contains(r.raw, `"status":"outdated"`) {
+		t.Fatalf("list_library after a new version = %s, want http-client outdated", r.raw)
+	}
+	r = s.post(t, "list_library", `{"installed": [`+row(s.post(t, "list_library", `{}`), "http-client")+`]}`)
+	if strings.Contains(r.raw, `"status":"outdated"`) || !strings.Contains(r.raw, `"status":"current"`) {
+		t.Errorf("list_library with the new row = %s, want current", r.raw)
 	}
 }
