@@ -72,6 +72,23 @@ type Options struct {
 	// MaxNavDepth bounds the nesting of the navigation; 0 means
 	// manifest.DefaultMaxDepth.
 	MaxNavDepth int
+	// Library is the library folder to publish with the trees
+	// (SiteLibrary finds a site folder's); "" publishes none.
+	Library string
+	// MaxLibraryFiles bounds the files of one library entry; 0 means
+	// DefaultMaxLibraryFiles.
+	MaxLibraryFiles int
+	// MaxLibraryFileBytes bounds one library file and library.json; 0
+	// means DefaultMaxLibraryFileBytes.
+	MaxLibraryFileBytes int64
+	// MaxLibraryBytes bounds the library's files together; 0 means
+	// DefaultMaxLibraryBytes.
+	MaxLibraryBytes int64
+	// MaxLibraryJSONDepth bounds the nesting of a library JSON file; 0
+	// means DefaultMaxLibraryJSONDepth.
+	MaxLibraryJSONDepth int
+	// CodeNames are names no library file may hold (CTX-08).
+	CodeNames []string
 	// Progress, if set, is called after each page is written.
 	Progress func(Progress)
 	// Now returns the current time; nil means time.Now.
@@ -165,7 +182,7 @@ func SiteTrees(site string) ([]TreeSource, error) {
 	}
 	var out []TreeSource
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") || e.Name() == LibraryFolder {
 			continue
 		}
 		dir := e.IsDir()
@@ -315,6 +332,11 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Library != "" {
+		if _, err := readLibrary(ctx, opts.Library, opts); err != nil {
+			return nil, err
+		}
+	}
 	r := &Report{}
 	for _, t := range trees {
 		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, keys: map[string]int{}}
@@ -388,6 +410,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			o.dir.Close()
 		}
 	}()
+	var lib []libraryEntry
+	if opts.Library != "" {
+		if lib, err = readLibrary(ctx, opts.Library, opts); err != nil {
+			return nil, err
+		}
+	}
 	var pr Progress
 	for _, s := range srcs {
 		t, dir, pages, err := openTree(ctx, s, opts)
@@ -440,6 +468,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		for _, w := range t.warnings {
 			sum.Warnings = append(sum.Warnings, "tree "+t.name+": "+w)
 		}
+	}
+	if err := putLibrary(b, lib, digest); err != nil {
+		return nil, err
 	}
 	d := digest.sum()
 	// Identical content stored already is that version, unless it is

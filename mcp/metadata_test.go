@@ -57,7 +57,7 @@ func TestToolsHaveTitles(t *testing.T) {
 // returns the skill's text without the SKILL.md front matter.
 func TestPromptsOfTheServedSkills(t *testing.T) {
 	f := newFixture(t, generatedSkills(t)...)
-	want := map[string]string{"discover-context": "[]", "read-long-text": "[]", "search-documentation": "[query]", "read-page-section": "[page]"}
+	want := map[string]string{"discover-context": "[]", "read-long-text": "[]", "search-documentation": "[query]", "read-page-section": "[page]", "add-library-entry": "[]", "update-library": "[]"}
 	for name, c := range f.transports(t, "") {
 		res, err := c.ListPrompts(context.Background(), mcpgo.ListPromptsRequest{})
 		if err != nil {

@@ -203,7 +203,7 @@ func TestLimitDescriptionSaysWhatAChunkHolds(t *testing.T) {
 			t.Errorf("%s: limit is described %q, which does not say a chunk starts at a place at or before the offset and can hold more than the limit", tool.Name, d)
 		}
 	}
-	if described != 2 {
-		t.Errorf("%d tools take limit as the shared shape, want read_context and read_documentation", described)
+	if described != 3 {
+		t.Errorf("%d tools take limit as the shared shape, want read_context, read_documentation and read_library_entry", described)
 	}
 }

@@ -89,3 +89,46 @@ var (
 	_ Tree     = storeTree{}
 	_ Text     = (*store.Text)(nil)
 )
+
+// Library implements LibraryVersion: the store's library catalog, nil
+// where the version holds none.
+func (v storeVersion) Library() (Library, error) {
+	got, err := v.v.Memo(storeLibraryKey{}, func() (any, error) {
+		entries, err := v.v.Library()
+		if err != nil || entries == nil {
+			return (*storeLibrary)(nil), err
+		}
+		l := &storeLibrary{v: v.v, raw: entries}
+		for _, e := range entries {
+			le := LibraryEntry{Name: e.Name, Version: e.Version, Kind: e.Kind, Title: e.Title, Description: e.Description, Access: Access(e.Access), Digest: e.Digest}
+			for _, f := range e.Files {
+				le.Files = append(le.Files, LibraryFile{Path: f.Path, Size: f.Size, MimeType: f.MimeType, Text: f.Text})
+			}
+			l.entries = append(l.entries, le)
+		}
+		return l, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if l := got.(*storeLibrary); l != nil {
+		return l, nil
+	}
+	return nil, nil
+}
+
+type storeLibraryKey struct{}
+
+type storeLibrary struct {
+	v       *store.Version
+	raw     []store.LibraryEntry
+	entries []LibraryEntry
+}
+
+func (l *storeLibrary) Entries() []LibraryEntry { return l.entries }
+
+func (l *storeLibrary) FileBytes(entry, file int) ([]byte, error) {
+	return l.v.LibraryBytes(l.raw[entry].Files[file])
+}
+
+var _ LibraryVersion = storeVersion{}

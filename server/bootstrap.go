@@ -44,7 +44,7 @@ func ensureVersion(ctx context.Context, st *store.Store, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	sum, err := ingest.Run(ctx, st, ingest.Options{Trees: trees})
+	sum, err := ingest.Run(ctx, st, ingest.Options{Trees: trees, Library: ingest.SiteLibrary(site)})
 	if err != nil {
 		return fmt.Errorf("ingest the sample site: %w", err)
 	}

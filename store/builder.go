@@ -49,6 +49,8 @@ type Builder struct {
 	indexed int
 	span    *span
 	done    bool
+	// library is the library catalog's record, nil for none.
+	library []byte
 }
 
 // builtTree is what a Builder keeps of one tree until Commit.
@@ -276,6 +278,11 @@ func (b *Builder) writeDB(meta []byte) error {
 		}
 		if err := mk.Put(keyMeta, meta); err != nil {
 			return err
+		}
+		if b.library != nil {
+			if err := mk.Put(keyLibrary, b.library); err != nil {
+				return err
+			}
 		}
 		for _, name := range sortedKeys(b.trees) {
 			t := b.trees[name]

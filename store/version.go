@@ -216,6 +216,9 @@ var errCorrupt = errors.New("corrupt text table")
 // checkTexts checks every text of the version against its table, and
 // every search entry's bounds.
 func (v *Version) checkTexts(ctx context.Context) error {
+	if err := v.checkLibrary(); err != nil {
+		return err
+	}
 	for _, tm := range v.meta.Trees {
 		tn := tm.Name
 		t := v.trees[tn]

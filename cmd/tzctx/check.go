@@ -86,7 +86,10 @@ non-zero; warnings do too with --strict.`,
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				opts := lim
-				opts.Trees = srcs
+				opts.Trees, opts.CodeNames = srcs, names
+				if site != "" {
+					opts.Library = ingest.SiteLibrary(site)
+				}
 				r, err := ingest.Check(ctx, opts)
 				if err != nil {
 					if ctx.Err() != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	sampledata "github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
@@ -139,6 +141,20 @@ func TestGuidesRunAgainstAServer(t *testing.T) {
 	}
 	if out := ran["reading"]; !strings.Contains(out, "overview\tread_context\ttext/markdown") || !strings.Contains(out, "context_not_found") {
 		t.Errorf("the reading guide's catalog listing or refusal did not print:\n%s", out)
+	}
+	// The library-first guide took http-client into its project folder,
+	// byte for byte, and list_library with its manifest answered current.
+	if out, ok := ran["library-first"]; ok {
+		if !strings.Contains(out, "http-client current") {
+			t.Errorf("the library-first guide's proof did not answer current:\n%s", out)
+		}
+		for _, f := range []string{"client.ts", "README.md"} {
+			want, _ := fs.ReadFile(sampledata.Site(), "library/http-client/"+f)
+			got, err := os.ReadFile(filepath.Join(work, "guide-library-first", "vendor", "library", "http-client", f))
+			if err != nil || string(got) != string(want) {
+				t.Errorf("the library-first guide vendored %s as %d bytes, the entry holds %d (%v)", f, len(got), len(want), err)
+			}
+		}
 	}
 	// The operating guide ingested v2 from SITE, activated it, rolled back
 	// to A, activated v2 again and deleted A.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -25,6 +26,8 @@ func newIngestCmd(g *globals) *cobra.Command {
 		version  string
 		activate bool
 		lim      ingest.Options
+		library  string
+		codeFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest [SITE] [--tree NAME=DIR ...]",
@@ -55,6 +58,13 @@ version is complete; --activate then makes it the served version.`,
 			defer stop()
 			opts := lim
 			opts.Trees, opts.Version = srcs, version
+			opts.Library = library
+			if opts.Library == "" && site != "" {
+				opts.Library = ingest.SiteLibrary(site)
+			}
+			if opts.CodeNames, err = surface.ReadCodeNames(codeFile); err != nil {
+				return err
+			}
 			sum, err := runIngest(ctx, st, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return diskFault(g.dataDir(), "nothing was stored", err)
@@ -77,6 +87,8 @@ version is complete; --activate then makes it the served version.`,
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)
+	cmd.Flags().StringVar(&library, "library", "", "the library folder to publish (library.json and a folder per entry); default: the site folder's library/")
+	cmd.Flags().StringVar(&codeFile, "code-names", "", "a file of code names, one a line, that no library file may hold")
 	return cmd
 }
 

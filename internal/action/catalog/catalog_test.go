@@ -120,9 +120,9 @@ func TestCheckContent(t *testing.T) {
 // enumeration lacks fails the build (CTX-04).
 func TestBuildRefusesUnknownSkillAction(t *testing.T) {
 	c, _ := schemas.Load()
-	_, err := Build(Embedded(), c, []Skill{{Name: "x", Title: "X", Markdown: "# X\n", Actions: []string{"read_context", "read_library_entry"}}})
-	if !errors.Is(err, ErrUnknownAction) || !strings.Contains(err.Error(), "read_library_entry") {
-		t.Errorf("Build = %v, want ErrUnknownAction naming read_library_entry", err)
+	_, err := Build(Embedded(), c, []Skill{{Name: "x", Title: "X", Markdown: "# X\n", Actions: []string{"read_context", "publish_library_entry"}}})
+	if !errors.Is(err, ErrUnknownAction) || !strings.Contains(err.Error(), "publish_library_entry") {
+		t.Errorf("Build = %v, want ErrUnknownAction naming publish_library_entry", err)
 	}
 }
 

@@ -54,11 +54,18 @@ func SampleSite(t testing.TB) string {
 // the version and loads it.
 func Ingest(t testing.TB, trees ...ingest.TreeSource) *store.Store {
 	t.Helper()
+	return IngestOptions(t, ingest.Options{Trees: trees})
+}
+
+// IngestOptions ingests as opts say into a new store and activates the
+// version, as Ingest does.
+func IngestOptions(t testing.TB, opts ingest.Options) *store.Store {
+	t.Helper()
 	st, err := store.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees})
+	sum, err := ingest.Run(context.Background(), st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +82,12 @@ func Ingest(t testing.TB, trees ...ingest.TreeSource) *store.Store {
 // SampleStore ingests the embedded sample site into a new store.
 func SampleStore(t testing.TB) *store.Store {
 	t.Helper()
-	trees, err := ingest.SiteTrees(SampleSite(t))
+	site := SampleSite(t)
+	trees, err := ingest.SiteTrees(site)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Ingest(t, trees...)
+	return IngestOptions(t, ingest.Options{Trees: trees, Library: ingest.SiteLibrary(site)})
 }
 
 // WriteFiles writes files (path → content) below dir.
@@ -111,7 +119,7 @@ func SampleStoreIn(dir string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees})
+	sum, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees, Library: ingest.SiteLibrary(site)})
 	if err != nil {
 		return nil, err
 	}

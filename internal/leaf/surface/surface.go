@@ -94,7 +94,7 @@ func Check(text string, opts Options) []Finding {
 		for _, re := range []*regexp.Regexp{repoDirRE, sourceFileRE} {
 			for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
 				p := strings.TrimRight(line[m[2]:m[3]], ".,;:")
-				if seen[m[2]] || allowed[strings.Trim(strings.TrimPrefix(p, "./"), "/")] || isWirePath(line, m[2]) {
+				if seen[m[2]] || allowed[strings.Trim(strings.TrimPrefix(p, "./"), "/")] || isWirePath(line, m[2]) || isVendoredLibrary(p) {
 					continue
 				}
 				seen[m[2]] = true
@@ -125,6 +125,14 @@ func isWirePath(line string, i int) bool {
 		token = token[:j]
 	}
 	return strings.Contains(token, "://") || strings.HasPrefix(token, "/api/")
+}
+
+// isVendoredLibrary reports whether p lies in the vendored library folder
+// of the customer's own project, which the library-first skills name: a
+// path in the customer's project is no repository path (CTX-08 ¶3).
+func isVendoredLibrary(p string) bool {
+	p = strings.TrimPrefix(p, "./")
+	return p == "vendor/library" || strings.HasPrefix(p, "vendor/library/")
 }
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
