@@ -126,7 +126,7 @@ func BenchmarkIngest(b *testing.B) {
 			if !ok {
 				b.Fatalf("no rusage for the ingest process on this system")
 			}
-			peak := float64(ru.Maxrss) / 1024 // Linux reports KiB
+			peak := peakRSS(p)
 			peaks[name] = peak
 			parts := versionPartSizes(b, filepath.Join(data, "versions", "bench"))
 			var total int64

@@ -48,12 +48,10 @@ func endsWithin(t *testing.T, p *proc, d time.Duration) bool {
 	return false
 }
 
-// peakRSS is the process's peak resident set, in MiB.
+// peakRSS is the ended process's peak resident set, in MiB (watchPeak).
 func peakRSS(p *proc) float64 {
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return float64(ru.Maxrss) / 1024
-	}
-	return 0
+	<-p.exited
+	return p.peak()
 }
 
 // nothingVisible checks that a data directory holds no version, no

@@ -49,6 +49,9 @@ type proc struct {
 	stderr testkit.SyncBuffer
 	exited chan struct{} // closed once Wait returned
 	err    error         // Wait's result, set before exited closes
+	// peak gives the process's peak resident set in MiB once it ended
+	// (watchPeak).
+	peak func() float64
 }
 
 // startProc starts bin ARGS with extra environment entries; the process is
@@ -69,6 +72,7 @@ func startProcIn(t testing.TB, bin string, env []string, stdin io.Reader, args .
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p.peak = watchPeak(p.cmd.Process.Pid, p.exited)
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.exited)
