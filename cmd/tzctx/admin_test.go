@@ -441,8 +441,10 @@ func TestAdminActionsHiddenFromAgents(t *testing.T) {
 				t.Errorf("list_context offers %s to the %s caller", e.ID, who.name)
 			}
 		}
-		if payloads != 3 {
-			t.Errorf("list_context lists %d payload entries to the %s caller, want the three reading actions'", payloads, who.name)
+		// The reading actions: list_context, read_context,
+		// read_documentation, list_library and read_library_entry.
+		if payloads != 5 {
+			t.Errorf("list_context lists %d payload entries to the %s caller, want the five reading actions'", payloads, who.name)
 		}
 
 		c := mcpSession(t, srv.base, who.token)
