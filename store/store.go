@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -522,23 +523,30 @@ func syncDir(dir string) {
 // is held, cleanStaging leaves the folder alone; once its holder is gone,
 // killed or not, the next cleanStaging removes it.
 func (s *Store) newStaging(prefix string) (string, *os.File, error) {
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	dir := filepath.Join(s.dir, stagingDir, prefix+"-"+hex.EncodeToString(rnd[:]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("create staging folder: %w", err)
-	}
-	lock, err := os.Create(filepath.Join(dir, lockFile))
-	if err == nil {
-		if err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-			lock.Close()
+	for try := 0; ; try++ {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		dir := filepath.Join(s.dir, stagingDir, prefix+"-"+hex.EncodeToString(rnd[:]))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("create staging folder: %w", err)
 		}
+		lock, err := os.Create(filepath.Join(dir, lockFile))
+		if errors.Is(err, fs.ErrNotExist) && try < 3 {
+			// Another store's cleanStaging took the folder while it was
+			// empty, before its lock was made: make another.
+			continue
+		}
+		if err == nil {
+			if err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+				lock.Close()
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", nil, fmt.Errorf("create staging folder: %w", err)
+		}
+		return dir, lock, nil
 	}
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("create staging folder: %w", err)
-	}
-	return dir, lock, nil
 }
 
 // cleanStaging removes staging folders that no live builder holds locked:
@@ -554,9 +562,14 @@ func (s *Store) cleanStaging() {
 		}
 		f, err := os.OpenFile(filepath.Join(p, lockFile), os.O_RDWR, 0)
 		if err != nil {
-			// A builder creates its folder, then its lock: give a folder
-			// without a lock a minute before it counts as left behind.
-			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			// A builder creates its folder, then its lock. An empty
+			// folder is one killed between the two, or one a live builder
+			// is about to lock, which then makes another (newStaging): it
+			// goes now, so that the next run leaves staging empty. A
+			// folder holding files but no lock gets a minute.
+			if inner, err := os.ReadDir(p); err == nil && len(inner) == 0 {
+				os.Remove(p)
+			} else if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
 				os.RemoveAll(p)
 			}
 			continue
