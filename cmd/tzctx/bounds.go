@@ -1,53 +1,25 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/source"
 )
 
 // addBoundFlags registers on cmd the bounds ingest applies to an
-// untrusted folder, into the fields of opts: ingest and check share them.
+// untrusted folder (ingest.Options.Bounds), into the fields of opts:
+// ingest and check share them.
 func addBoundFlags(cmd *cobra.Command, opts *ingest.Options) {
-	fs := cmd.Flags()
-	fs.Int64Var(&opts.MaxPageBytes, "max-page-bytes", ingest.DefaultMaxPageBytes, "largest page file accepted, in bytes")
-	fs.Int64Var(&opts.MaxManifestBytes, "max-manifest-bytes", manifest.DefaultMaxFileBytes, "largest docs.json or $ref file accepted, in bytes")
-	fs.Int64Var(&opts.MaxLLMSBytes, "max-llms-bytes", ingest.DefaultMaxLLMSBytes, "largest llms.txt or llms-full.txt accepted, in bytes")
-	fs.IntVar(&opts.MaxNavNodes, "max-nav-nodes", manifest.DefaultMaxNodes, "most navigation entries a manifest may expand to after $ref resolution")
-	fs.IntVar(&opts.MaxNavDepth, "max-nav-depth", manifest.DefaultMaxDepth, "deepest nesting of objects and arrays the navigation may have")
-	fs.IntVar(&opts.MaxLibraryFiles, "max-library-files", ingest.DefaultMaxLibraryFiles, "most files one library entry may hold")
-	fs.Int64Var(&opts.MaxLibraryFileBytes, "max-library-file-bytes", ingest.DefaultMaxLibraryFileBytes, "largest library file (and library.json) accepted, in bytes")
-	fs.Int64Var(&opts.MaxLibraryBytes, "max-library-bytes", ingest.DefaultMaxLibraryBytes, "most bytes the library's files may hold together")
-	fs.IntVar(&opts.MaxLibraryJSONDepth, "max-library-json-depth", ingest.DefaultMaxLibraryJSONDepth, "deepest nesting of a library JSON file")
-}
-
-// checkBounds refuses a bound flag that is not positive, naming it.
-func checkBounds(opts ingest.Options) error {
-	for _, b := range []struct {
-		flag string
-		n    int64
-		unit string
-	}{
-		{"--max-page-bytes", opts.MaxPageBytes, "bytes"},
-		{"--max-manifest-bytes", opts.MaxManifestBytes, "bytes"},
-		{"--max-llms-bytes", opts.MaxLLMSBytes, "bytes"},
-		{"--max-nav-nodes", int64(opts.MaxNavNodes), "entries"},
-		{"--max-nav-depth", int64(opts.MaxNavDepth), "levels"},
-		{"--max-library-files", int64(opts.MaxLibraryFiles), "files"},
-		{"--max-library-file-bytes", opts.MaxLibraryFileBytes, "bytes"},
-		{"--max-library-bytes", opts.MaxLibraryBytes, "bytes"},
-		{"--max-library-json-depth", int64(opts.MaxLibraryJSONDepth), "levels"},
-	} {
-		if b.n <= 0 {
-			return fmt.Errorf("%s %d: give a positive number of %s", b.flag, b.n, b.unit)
+	for _, b := range opts.Bounds() {
+		if b.Int != nil {
+			cmd.Flags().IntVar(b.Int, b.Flag, int(b.Default), b.Usage)
+		} else {
+			cmd.Flags().Int64Var(b.Int64, b.Flag, b.Default, b.Usage)
 		}
 	}
-	return nil
 }
 
 // addTreeFlags adds the --tree and --format flags tzctx ingest and tzctx

@@ -68,7 +68,7 @@ non-zero; warnings do too with --strict.`,
 				}
 				res.Errors = append(res.Errors, catalog.Check(files, catalog.CheckOptions{CodeNames: names, Name: siteName})...)
 			default:
-				if err := checkBounds(lim); err != nil {
+				if err := lim.CheckBounds(); err != nil {
 					return err
 				}
 				site := ""

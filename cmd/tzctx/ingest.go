@@ -47,7 +47,7 @@ version is complete; --activate then makes it the served version.`,
 			if err != nil {
 				return err
 			}
-			if err := checkBounds(lim); err != nil {
+			if err := lim.CheckBounds(); err != nil {
 				return err
 			}
 			st, err := store.Open(g.dataDir())

@@ -1,0 +1,49 @@
+package ingest
+
+import (
+	"fmt"
+
+	"github.com/turnzerocloud/tzctx/ingest/manifest"
+)
+
+// Bound is one bound ingest applies to an untrusted folder, as tzctx
+// ingest and tzctx check take it: its flag (without the dashes), what it
+// bounds, its unit, its default and the field of Options it sets (Int64 or
+// Int).
+type Bound struct {
+	Flag, Usage, Unit string
+	Default           int64
+	Int64             *int64
+	Int               *int
+}
+
+// Bounds lists the bounds of o, each pointing at its field.
+func (o *Options) Bounds() []Bound {
+	return []Bound{
+		{Flag: "max-page-bytes", Usage: "largest page file accepted, in bytes", Unit: "bytes", Default: DefaultMaxPageBytes, Int64: &o.MaxPageBytes},
+		{Flag: "max-manifest-bytes", Usage: "largest docs.json or $ref file accepted, in bytes", Unit: "bytes", Default: manifest.DefaultMaxFileBytes, Int64: &o.MaxManifestBytes},
+		{Flag: "max-llms-bytes", Usage: "largest llms.txt or llms-full.txt accepted, in bytes", Unit: "bytes", Default: DefaultMaxLLMSBytes, Int64: &o.MaxLLMSBytes},
+		{Flag: "max-nav-nodes", Usage: "most navigation entries a manifest may expand to after $ref resolution", Unit: "entries", Default: manifest.DefaultMaxNodes, Int: &o.MaxNavNodes},
+		{Flag: "max-nav-depth", Usage: "deepest nesting of objects and arrays the navigation may have", Unit: "levels", Default: manifest.DefaultMaxDepth, Int: &o.MaxNavDepth},
+		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
+		{Flag: "max-library-file-bytes", Usage: "largest library file (and library.json) accepted, in bytes", Unit: "bytes", Default: DefaultMaxLibraryFileBytes, Int64: &o.MaxLibraryFileBytes},
+		{Flag: "max-library-bytes", Usage: "most bytes the library's files may hold together", Unit: "bytes", Default: DefaultMaxLibraryBytes, Int64: &o.MaxLibraryBytes},
+		{Flag: "max-library-json-depth", Usage: "deepest nesting of a library JSON file", Unit: "levels", Default: DefaultMaxLibraryJSONDepth, Int: &o.MaxLibraryJSONDepth},
+	}
+}
+
+// CheckBounds refuses a bound that is not positive, naming its flag.
+func (o *Options) CheckBounds() error {
+	for _, b := range o.Bounds() {
+		n := int64(0)
+		if b.Int64 != nil {
+			n = *b.Int64
+		} else {
+			n = int64(*b.Int)
+		}
+		if n <= 0 {
+			return fmt.Errorf("--%s %d: give a positive number of %s", b.Flag, n, b.Unit)
+		}
+	}
+	return nil
+}
