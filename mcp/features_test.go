@@ -1,12 +1,10 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -305,30 +303,8 @@ func TestTypeScriptClientFeatures(t *testing.T) {
 	changed, same := mcp.PageURI("cloud", "guides/reading"), mcp.PageURI("cloud", "guides/searching")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "features.mjs", f.base+"/mcp", changed, same)
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testkit.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	sc := startScript(ctx, t, node, dir, "features.mjs", f.base+"/mcp", changed, same)
+	cmd, stdin, lines, stderr := sc.Cmd, sc.Stdin, sc.Lines, sc.Stderr
 	next := func(want string) string {
 		t.Helper()
 		select {

@@ -1,12 +1,10 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -99,30 +97,8 @@ func (a *agentRun) run(t *testing.T, node, dir string) (out agentOutput, stderr 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "library.mjs", a.f.base+"/mcp", a.project, agentEntry, "200")
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errBuf testkit.SyncBuffer
-	cmd.Stderr = &errBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	sc := startScript(ctx, t, node, dir, "library.mjs", a.f.base+"/mcp", a.project, agentEntry, "200")
+	cmd, stdin, lines, errBuf := sc.Cmd, sc.Stdin, sc.Lines, sc.Stderr
 	ended := func() (agentOutput, string, error) {
 		_ = stdin.Close()
 		return agentOutput{}, errBuf.String(), cmd.Wait()
