@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -147,7 +148,15 @@ func FuzzStdioMessage(f *testing.F) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			if !json.Valid(line) {
+			// The server answers -32700 with a null id to a line that is not
+			// JSON, holds bytes that are not UTF-8, or whose envelope does
+			// not decode (a "jsonrpc" or "method" member, in any case, that
+			// is not a string), as mcp-go decodes it.
+			var env struct {
+				JSONRPC string `json:"jsonrpc"`
+				Method  string `json:"method"`
+			}
+			if !json.Valid(line) || !utf8.Valid(line) || json.Unmarshal(line, &env) != nil {
 				wantParse++
 				continue
 			}
@@ -320,7 +329,9 @@ func FuzzHTTPMessage(f *testing.F) {
 			Method *string `json:"method"`
 		}
 		switch {
-		case !json.Valid(body):
+		case !json.Valid(body) || !utf8.Valid(body):
+			// JSON text is UTF-8 (RFC 8259); Go's json.Valid lets invalid
+			// UTF-8 in a string pass, the server answers it -32700.
 			if len(msgs) != 1 || msgs[0].Error == nil || *msgs[0].Error.Code != mcpgo.PARSE_ERROR {
 				t.Fatalf("a body that is not JSON answered %d with %+v, not a parse error", status, msgs)
 			}
