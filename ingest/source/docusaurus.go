@@ -73,14 +73,7 @@ type docuReader struct {
 // Read implements Source.
 func (Docusaurus) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName, err := jsFindConfig(ctx, dir, docusaurusConfigs, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfgName == "" {
-		return nil, fmt.Errorf("%s holds no docusaurus.config.js or .ts: give the folder holding it, or the repository root above it", dir.Dir())
-	}
-	mod, err := ReadJSModule(ctx, dir, cfgName, opts)
+	cfgName, mod, err := readJSConfig(ctx, dir, docusaurusConfigs, opts, "%s holds no docusaurus.config.js or .ts: give the folder holding it, or the repository root above it")
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,21 @@ type JSModule struct {
 // before it is parsed.
 const jsSyntaxDepthPerDepth = 16
 
+// readJSConfig finds the first of names in dir (jsFindConfig) and reads
+// it as a module; a folder holding none is refused with missing, a format
+// whose %s is the folder.
+func readJSConfig(ctx context.Context, dir *sitefs.Folder, names []string, opts Options, missing string) (string, *JSModule, error) {
+	name, err := jsFindConfig(ctx, dir, names, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	if name == "" {
+		return "", nil, fmt.Errorf(missing, dir.Dir())
+	}
+	mod, err := ReadJSModule(ctx, dir, name, opts)
+	return name, mod, err
+}
+
 // ReadJSModule reads the module name from dir within opts' bounds and
 // evaluates its literal exports. Its errors name the file and the fix.
 func ReadJSModule(ctx context.Context, dir *sitefs.Folder, name string, opts Options) (*JSModule, error) {

@@ -76,14 +76,7 @@ type slReader struct {
 // Read implements Source.
 func (Starlight) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName, err := jsFindConfig(ctx, dir, starlightConfigs, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfgName == "" {
-		return nil, fmt.Errorf("%s holds no astro.config.mjs or .ts: give the folder holding it", dir.Dir())
-	}
-	mod, err := ReadJSModule(ctx, dir, cfgName, opts)
+	cfgName, mod, err := readJSConfig(ctx, dir, starlightConfigs, opts, "%s holds no astro.config.mjs or .ts: give the folder holding it")
 	if err != nil {
 		return nil, err
 	}

@@ -49,14 +49,7 @@ type vpReader struct {
 // Read implements Source.
 func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree, error) {
 	opts = jsDefaults(opts)
-	cfgName, err := jsFindConfig(ctx, dir, vitepressConfigs, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfgName == "" {
-		return nil, fmt.Errorf("%s holds no .vitepress/config.ts or .js: give the folder holding .vitepress", dir.Dir())
-	}
-	mod, err := ReadJSModule(ctx, dir, cfgName, opts)
+	cfgName, mod, err := readJSConfig(ctx, dir, vitepressConfigs, opts, "%s holds no .vitepress/config.ts or .js: give the folder holding .vitepress")
 	if err != nil {
 		return nil, err
 	}
