@@ -199,9 +199,12 @@ func TestSubscriptionsNotifyChangedResourcesOnly(t *testing.T) {
 	}
 	activate(t, st, site)
 	f.s.ListsChanged()
-	// A second switch changes nothing: once its list_changed arrives,
-	// every notification of the first has (one ordered channel).
+	// A second switch changes nothing. Its notice is the last thing it
+	// sends, so once that arrives every notification of the first switch
+	// has too (one ordered channel per session); waiting for its
+	// list_changed alone would leave the notice in flight.
 	f.s.ListsChanged()
+	n.waitCount(t, "notifications/message", 2)
 	n.waitCount(t, string(mcpgo.MethodNotificationToolsListChanged), 2)
 	var updated []string
 	for _, m := range n.all() {
