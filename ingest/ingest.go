@@ -87,6 +87,9 @@ type Options struct {
 	// MaxLibraryJSONDepth bounds the nesting of a library JSON file; 0
 	// means DefaultMaxLibraryJSONDepth.
 	MaxLibraryJSONDepth int
+	// IndexWorkers is how many builders build the search index at once
+	// (store.BuildOptions); 0 means store.DefaultIndexWorkers.
+	IndexWorkers int
 	// CodeNames are names no library file may hold (CTX-08).
 	CodeNames []string
 	// Progress, if set, is called after each page is written.
@@ -366,6 +369,12 @@ func prepare(opts *Options) error {
 	if opts.MaxLLMSBytes <= 0 {
 		opts.MaxLLMSBytes = DefaultMaxLLMSBytes
 	}
+	if opts.IndexWorkers <= 0 {
+		opts.IndexWorkers = store.DefaultIndexWorkers
+	}
+	if opts.IndexWorkers > store.MaxIndexWorkers {
+		return fmt.Errorf("--index-workers %d: give 1 to %d builders", opts.IndexWorkers, store.MaxIndexWorkers)
+	}
 	if opts.Version != "" {
 		if err := store.ValidName(opts.Version); err != nil {
 			return err
@@ -426,7 +435,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		pr.TotalPages += len(pages)
 	}
 	killpoint.Reach("ingest.manifests")
-	b, err := st.NewBuilder()
+	b, err := st.NewBuilderWith(store.BuildOptions{IndexWorkers: opts.IndexWorkers})
 	if err != nil {
 		return nil, err
 	}

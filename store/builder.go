@@ -60,9 +60,26 @@ type builtTree struct {
 	search   map[string][]byte // route -> encoded searchEntry
 }
 
+// BuildOptions are the bounds of one version's build.
+type BuildOptions struct {
+	// IndexWorkers is how many bleve builders build the n-gram index at
+	// once, 1 to MaxIndexWorkers; 0 takes DefaultIndexWorkers. Each uses
+	// up to a core and holds up to indexBatch pages' n-grams.
+	IndexWorkers int
+}
+
 // NewBuilder starts a version in a fresh staging folder, first removing
-// what interrupted builds left behind.
-func (s *Store) NewBuilder() (*Builder, error) {
+// what interrupted builds left behind, with the default BuildOptions.
+func (s *Store) NewBuilder() (*Builder, error) { return s.NewBuilderWith(BuildOptions{}) }
+
+// NewBuilderWith is NewBuilder with the bounds of o.
+func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
+	if o.IndexWorkers == 0 {
+		o.IndexWorkers = DefaultIndexWorkers
+	}
+	if o.IndexWorkers < 1 || o.IndexWorkers > MaxIndexWorkers {
+		return nil, fmt.Errorf("%d index workers: give 1 to %d", o.IndexWorkers, MaxIndexWorkers)
+	}
 	s.cleanStaging()
 	dir, lock, err := s.newStaging("build")
 	if err != nil {
@@ -76,7 +93,7 @@ func (s *Store) NewBuilder() (*Builder, error) {
 	if err == nil {
 		// The builder's work files go in the staging folder too, so an
 		// interrupted build leaves nothing outside the data directory.
-		b.index, err = newIndexFeed(filepath.Join(dir, indexDir), dir)
+		b.index, err = newIndexFeed(filepath.Join(dir, indexDir), dir, o.IndexWorkers)
 	}
 	if err != nil {
 		b.Abort()
@@ -434,9 +451,7 @@ func (b *Builder) Abort() {
 	b.done = true
 	b.texts.abort()
 	b.aux.abort()
-	// The bleve builder is not closed: closing it would build the whole
-	// index first. Its work files live in the staging folder and go with
-	// it, and dropping it frees its pending batch.
+	// The bleve builders are not closed (see indexFeed.abort).
 	b.index.abort()
 	b.index = nil
 	os.RemoveAll(b.dir)

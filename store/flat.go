@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
 	"syscall"
 	"unsafe"
-
-	"github.com/blevesearch/bleve/v2"
 )
 
 // The version's flat files: every text's bytes, one after another, in the
@@ -143,83 +140,6 @@ func unmap(data []byte) {
 	}
 }
 
-// indexBatch is how many pages the offline index builder turns into one
-// segment: larger batches make fewer segments to merge at the end, smaller
-// ones hold less in memory.
-const indexBatch = 250
-
-// indexFeed builds the n-gram index on its own goroutine, so that the
-// builder's caller reads and derives the next pages meanwhile.
-type indexFeed struct {
-	docs   chan indexDoc
-	done   chan struct{}
-	b      bleve.Builder
-	err    error
-	errs   chan error // the goroutine's first fault
-	closed bool
-	stop   atomic.Bool // set by abort: the pending pages are dropped
-
-	workDir string // where the index and its work files are written
-}
-
-type indexDoc struct {
-	id   string
-	data map[string]any
-}
-
-func newIndexFeed(path, workDir string) (*indexFeed, error) {
-	b, err := bleve.NewBuilder(path, gramMapping(), map[string]any{"batchSize": indexBatch, "buildPathPrefix": workDir})
-	if err != nil {
-		return nil, err
-	}
-	f := &indexFeed{docs: make(chan indexDoc, 64), done: make(chan struct{}), b: b, errs: make(chan error, 1), workDir: workDir}
-	go f.run()
-	return f, nil
-}
-
-func (f *indexFeed) run() {
-	defer close(f.done)
-	failed := false
-	for d := range f.docs {
-		if failed || f.stop.Load() {
-			continue
-		}
-		if err := f.b.Index(d.id, d.data); err != nil {
-			failed = true
-			f.errs <- indexFault(f.workDir, err)
-		}
-	}
-}
-
-func (f *indexFeed) add(id string, data map[string]any) error {
-	select {
-	case err := <-f.errs:
-		f.err = err
-	default:
-	}
-	if f.err != nil {
-		return f.err
-	}
-	f.docs <- indexDoc{id, data}
-	return nil
-}
-
-// close waits for the pending pages and builds the index.
-func (f *indexFeed) close() error {
-	f.closed = true
-	close(f.docs)
-	<-f.done
-	select {
-	case err := <-f.errs:
-		f.err = err
-	default:
-	}
-	if f.err != nil {
-		return f.err
-	}
-	return indexFault(f.workDir, f.b.Close())
-}
-
 // fullDiskError is an error of the index library, which does not wrap
 // the system error it met, taken for ENOSPC: the file system it wrote on
 // was full when the error came back.
@@ -245,15 +165,4 @@ func indexFault(dir string, err error) error {
 		return &fullDiskError{err}
 	}
 	return err
-}
-
-// abort stops the goroutine without building the index.
-func (f *indexFeed) abort() {
-	if f == nil || f.closed {
-		return
-	}
-	f.closed = true
-	f.stop.Store(true)
-	close(f.docs)
-	<-f.done
 }
