@@ -2,7 +2,6 @@ package query
 
 import (
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,22 +9,14 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
-	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit/sqlitepeer"
 	"github.com/turnzerocloud/tzctx/store"
-
-	_ "modernc.org/sqlite" // the pure-Go SQLite, with FTS5: the peer a user would pick
 )
 
 // sqlitePeer answers searches with SQLite FTS5 and its trigram tokenizer,
 // computing the contract's 3/2/1 answer, as a user who picked SQLite for
-// this service would: the peer the search benchmarks compare with.
-//
-// Its FTS5 table holds, per page ordinal (tree order, then manifest
-// order, as the rowid), the title, the ## and deeper headings joined by
-// "\n" and the page's copy, each lower-cased by Go's strings.ToLower, and
-// uses the trigram tokenizer with case_sensitive 1: SQLite's own case
-// folding differs from Go's outside ASCII, and answers must be byte for
-// byte ours. A plain table holds each page's title, route and copy.
+// this service would: the peer the search benchmarks compare with. Its
+// database is sqlitepeer.Build's.
 type sqlitePeer struct {
 	db    *sql.DB
 	limit int
@@ -34,64 +25,7 @@ type sqlitePeer struct {
 // newSQLitePeer builds the peer's database in dir from the pages of trees.
 func newSQLitePeer(t testing.TB, dir string, trees []*store.Tree, limit int) *sqlitePeer {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "peer.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	for _, s := range []string{
-		"PRAGMA journal_mode=OFF",
-		"PRAGMA synchronous=OFF",
-		"CREATE VIRTUAL TABLE docs USING fts5(title, heads, body, tokenize='trigram case_sensitive 1')",
-		"CREATE TABLE pages(id INTEGER PRIMARY KEY, title TEXT NOT NULL, route TEXT NOT NULL, copy TEXT NOT NULL)",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	insDoc, err := tx.Prepare("INSERT INTO docs(rowid, title, heads, body) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	insPage, err := tx.Prepare("INSERT INTO pages(id, title, route, copy) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := 0
-	for _, tr := range trees {
-		for _, p := range tr.Pages {
-			txt, err := tr.Text(p.Route)
-			if err != nil || txt == nil {
-				t.Fatalf("no copy of %s: %v", p.Route, err)
-			}
-			c := string(txt.Bytes())
-			var heads []string
-			for _, h := range textmap.Scan(c).Headings {
-				if h.Depth >= 2 {
-					heads = append(heads, strings.ToLower(h.Text))
-				}
-			}
-			if _, err := insDoc.Exec(id, strings.ToLower(p.Title), strings.Join(heads, "\n"), strings.ToLower(c)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := insPage.Exec(id, p.Title, p.Route, c); err != nil {
-				t.Fatal(err)
-			}
-			id++
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("INSERT INTO docs(docs) VALUES ('optimize')"); err != nil {
-		t.Fatal(err)
-	}
-	return &sqlitePeer{db: db, limit: limit}
+	return &sqlitePeer{db: sqlitepeer.Build(t, dir, trees), limit: limit}
 }
 
 // peerWords returns the distinct words of a raw query, each with the

@@ -64,7 +64,7 @@ type builtTree struct {
 type BuildOptions struct {
 	// IndexWorkers is how many bleve builders build the n-gram index at
 	// once, 1 to MaxIndexWorkers; 0 takes DefaultIndexWorkers. Each uses
-	// up to a core and holds up to indexBatch pages' n-grams.
+	// up to a core; together they hold up to indexBatch pages' n-grams.
 	IndexWorkers int
 }
 

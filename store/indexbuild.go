@@ -14,10 +14,15 @@ import (
 	zap "github.com/blevesearch/zapx/v17"
 )
 
-// indexBatch is how many pages one offline index builder turns into one
-// segment: larger batches make fewer segments to merge at the end, smaller
+// indexBatch is how many pages the offline index builders turn into
+// segments at a time, together: each builder's segment holds its share of
+// them. Larger batches make fewer segments to merge at the end, smaller
 // ones hold less in memory.
 const indexBatch = 250
+
+// indexMergeMax is how many segments a builder merges at a time: more
+// than it builds, so that it merges them in one pass.
+const indexMergeMax = 1 << 16
 
 // DefaultIndexWorkers is how many bleve builders build a version's n-gram
 // index at once unless told otherwise (BuildOptions.IndexWorkers), and
@@ -82,7 +87,8 @@ func newIndexFeed(path, workDir string, workers int) (*indexFeed, error) {
 		}
 		var err error
 		p.b, err = bleve.NewBuilder(p.path, gramMapping(), map[string]any{
-			"batchSize":           indexBatch,
+			"batchSize":           max(indexBatch/workers, 1),
+			"mergeMax":            indexMergeMax,
 			"buildPathPrefix":     workDir,
 			"forceSegmentType":    indexPlugin.Type(),
 			"forceSegmentVersion": int(indexPlugin.Version()),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit/sqlitepeer"
+	"github.com/turnzerocloud/tzctx/store"
 )
 
 // ingestCorpus is a tree folder a benchmark ingests as tzdocs, with a page
@@ -101,13 +104,52 @@ var formatCorpora = []struct{ name, dir string }{
 	{"mdbook-rust-book", "rust-book"},
 }
 
+// sqliteBuild builds the SQLite FTS5 trigram peer of the search
+// benchmarks (sqlitepeer.Build) from the pages of the version name in the
+// data folder data, trees named by their "NAME=DIR" arguments, in a
+// temporary folder, and returns the seconds the build took: reading the
+// pages from the version, lower-casing them, finding their headings,
+// inserting them and optimizing the index.
+func sqliteBuild(b *testing.B, data, name string, trees []string) float64 {
+	b.Helper()
+	st, err := store.Open(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Activate(context.Background(), name); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Refresh(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	v, err := st.Acquire()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Release()
+	var ts []*store.Tree
+	for _, t := range trees {
+		tn, _, _ := strings.Cut(t, "=")
+		ts = append(ts, v.Tree(tn))
+	}
+	start := time.Now()
+	db := sqlitepeer.Build(b, b.TempDir(), ts)
+	seconds := time.Since(start).Seconds()
+	db.Close()
+	return seconds
+}
+
 // BenchmarkIngest runs `tzctx ingest` with the built binary on the
 // PowerShell corpus (Mintlify), on that corpus ingested as three trees
 // (three times the text, to show how memory grows with a site), on a real
 // corpus of each other generator (formatCorpora), and on synthetic
 // sites of 1,000 and 5,000 pages, and reports the seconds it took, the
 // child's peak resident memory from its rusage, and the version's size on
-// disk by part.
+// disk by part. Beside each, in the same run, it builds the SQLite FTS5
+// trigram index of the same pages (sqliteBuild) and reports the ratio of
+// the ingest's seconds to SQLite's: the target, on PowerShell, is at
+// most 1.0.
 func BenchmarkIngest(b *testing.B) {
 	bin := buildBinary(b)
 	sizes := []int{1000, 5000}
@@ -142,6 +184,14 @@ func BenchmarkIngest(b *testing.B) {
 			b.ReportMetric(float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, "cpu-s")
 			fmt.Printf("ingest of %s: %.2f s (%.2f s of CPU), peak RSS %.0f MiB; version %.1f MiB on disk (%s)\n",
 				name, seconds, float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9, peak, ingestMiB(total), strings.TrimPrefix(line.String(), ", "))
+			lite := sqliteBuild(b, data, "bench", trees)
+			b.ReportMetric(lite, "sqlite-build-s")
+			b.ReportMetric(seconds/lite, "ingest/sqlite")
+			target := ""
+			if name == "powershell" {
+				target = " (target <= 1.0x)"
+			}
+			fmt.Printf("ingest of %s: %.2f s; SQLite FTS5 built its trigram index of the same pages in %.2f s: %.2fx SQLite%s\n", name, seconds, lite, seconds/lite, target)
 		}
 	}
 	for _, f := range formatCorpora {
