@@ -29,7 +29,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
 		{Flag: "max-library-file-bytes", Usage: "largest library file (and library.json) accepted, in bytes", Unit: "bytes", Default: DefaultMaxLibraryFileBytes, Int64: &o.MaxLibraryFileBytes},
 		{Flag: "max-library-bytes", Usage: "most bytes the library's files may hold together", Unit: "bytes", Default: DefaultMaxLibraryBytes, Int64: &o.MaxLibraryBytes},
-		{Flag: "index-workers", Usage: "builders that build the search index at once, each using up to a core; together they hold up to 250 pages' n-grams (1 to 64; ingest only)", Unit: "builders", Default: store.DefaultIndexWorkers, Int: &o.IndexWorkers},
+		{Flag: "index-workers", Usage: "workers that build the search index's segments at once, each using up to a core and holding 125 pages' n-grams (1 to 64; ingest only)", Unit: "workers", Default: store.DefaultIndexWorkers, Int: &o.IndexWorkers},
 		{Flag: "max-library-json-depth", Usage: "deepest nesting of a library JSON file", Unit: "levels", Default: DefaultMaxLibraryJSONDepth, Int: &o.MaxLibraryJSONDepth},
 	}
 }

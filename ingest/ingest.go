@@ -373,7 +373,7 @@ func prepare(opts *Options) error {
 		opts.IndexWorkers = store.DefaultIndexWorkers
 	}
 	if opts.IndexWorkers > store.MaxIndexWorkers {
-		return fmt.Errorf("--index-workers %d: give 1 to %d builders", opts.IndexWorkers, store.MaxIndexWorkers)
+		return fmt.Errorf("--index-workers %d: give 1 to %d workers", opts.IndexWorkers, store.MaxIndexWorkers)
 	}
 	if opts.Version != "" {
 		if err := store.ValidName(opts.Version); err != nil {

@@ -62,9 +62,10 @@ type builtTree struct {
 
 // BuildOptions are the bounds of one version's build.
 type BuildOptions struct {
-	// IndexWorkers is how many bleve builders build the n-gram index at
-	// once, 1 to MaxIndexWorkers; 0 takes DefaultIndexWorkers. Each uses
-	// up to a core; together they hold up to indexBatch pages' n-grams.
+	// IndexWorkers is how many workers build the n-gram index's segments
+	// at once, 1 to MaxIndexWorkers; 0 takes DefaultIndexWorkers. Each
+	// uses up to a core and holds one segment's pages (indexBatch) as
+	// documents.
 	IndexWorkers int
 }
 
@@ -277,7 +278,7 @@ type PageGrams struct {
 // later call or by Commit.
 func (b *Builder) IndexPage(ord int, g PageGrams) error {
 	b.indexed++
-	return b.index.add(strconv.Itoa(ord), map[string]any{FieldAll: g.All, FieldTitle: g.Title, FieldHeadings: g.Headings})
+	return b.index.add(strconv.Itoa(ord), g)
 }
 
 // writeDB writes the version's bbolt file in one transaction: the
@@ -451,7 +452,6 @@ func (b *Builder) Abort() {
 	b.done = true
 	b.texts.abort()
 	b.aux.abort()
-	// The bleve builders are not closed (see indexFeed.abort).
 	b.index.abort()
 	b.index = nil
 	os.RemoveAll(b.dir)

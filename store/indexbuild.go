@@ -5,72 +5,76 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	zap "github.com/blevesearch/zapx/v17"
 )
 
-// indexBatch is how many pages the offline index builders turn into
-// segments at a time, together: each builder's segment holds its share of
-// them. Larger batches make fewer segments to merge at the end, smaller
-// ones hold less in memory.
-const indexBatch = 250
+// indexBatch is how many pages, consecutive in ordinal order, one index
+// segment holds: larger batches make fewer segments to merge at the end,
+// smaller ones hold less in memory, each worker one batch at a time.
+const indexBatch = 125
 
-// indexMergeMax is how many segments a builder merges at a time: more
-// than it builds, so that it merges them in one pass.
-const indexMergeMax = 1 << 16
-
-// DefaultIndexWorkers is how many bleve builders build a version's n-gram
-// index at once unless told otherwise (BuildOptions.IndexWorkers), and
+// DefaultIndexWorkers is how many workers build a version's n-gram index
+// at once unless told otherwise (BuildOptions.IndexWorkers), and
 // MaxIndexWorkers the most a build accepts.
 const (
 	DefaultIndexWorkers = 2
 	MaxIndexWorkers     = 64
 )
 
-// indexPlugin is the segment format the index is written in. Each
-// builder is told to write it, so that the segments they build can be
-// merged into one by the same plugin.
+// indexPlugin is the segment format the index is written in: the workers
+// write their segments with it, and bleve's builder is told to use it.
 var indexPlugin = &zap.ZapPlugin{}
 
 // indexFeed builds the n-gram index on goroutines of its own, so that the
 // builder's caller reads and derives the next pages meanwhile.
 //
-// bleve's offline builder analyses a batch and writes its segment under
-// one lock, so one builder uses one core. The feed runs workers builders,
-// each on its own goroutine taking the next page from one queue, each
-// writing its own index in the staging folder; at close each merges its
-// segments into one, side by side, and the builders' segments are merged
-// into the first builder's index, which becomes the version's. A page's
-// document number in the index is thus not its ordinal; the version maps
-// one to the other through the document's identifier when it opens.
+// bleve's offline builder maps, analyses and writes each batch's segment
+// under one lock, on one core, and merges its segments in passes of ten.
+// The feed instead cuts the pages, in the order they come, into batches
+// of indexBatch, and runs workers goroutines, each taking the next batch
+// from one queue, building its documents directly from the pages' n-grams
+// (gramDoc) and writing its segment with bleve's segment plugin, side by
+// side; at close it merges every segment in one pass, in batch order, so
+// the same pages make the same index whatever the workers' timing. The index folder around the merged segment (its metadata, its
+// mapping and the root that names its one segment) is bleve's builder's,
+// made for a placeholder document, whose segment file the merged segment
+// then replaces. A page's document number in the index is thus not its
+// ordinal; the version maps one to the other through the document's
+// identifier when it opens.
 type indexFeed struct {
-	docs   chan indexDoc
-	wg     sync.WaitGroup
-	parts  []*indexPart
-	path   string // the index folder the version holds
-	err    error
-	errs   chan error // the workers' first faults
-	closed bool
-	stop   atomic.Bool // set by abort: the pending pages are dropped
+	batches chan indexBatchDocs
+	pending []indexDoc // the batch being filled
+	seq     int        // batches sent
+	wg      sync.WaitGroup
+	path    string // the index folder the version holds
+	err     error
+	errs    chan error // the workers' first faults
+	closed  bool
+	stop    atomic.Bool // set by abort: the pending pages are dropped
+
+	mu   sync.Mutex
+	segs []string // the segment files written
 
 	workDir string // where the index and its work files are written
 }
 
-// indexPart is one builder of an indexFeed.
-type indexPart struct {
-	path string
-	b    bleve.Builder
-	n    int // pages given to b
+type indexDoc struct {
+	id string
+	g  PageGrams
 }
 
-type indexDoc struct {
-	id   string
-	data map[string]any
+// indexBatchDocs is batch number seq of the pages.
+type indexBatchDocs struct {
+	seq  int
+	docs []indexDoc
 }
 
 // newIndexFeed starts workers builders of the index at path, writing
@@ -79,49 +83,57 @@ func newIndexFeed(path, workDir string, workers int) (*indexFeed, error) {
 	if workers < 1 || workers > MaxIndexWorkers {
 		return nil, fmt.Errorf("%d index workers: give 1 to %d", workers, MaxIndexWorkers)
 	}
-	f := &indexFeed{docs: make(chan indexDoc, 64), path: path, errs: make(chan error, workers), workDir: workDir}
-	for i := range workers {
-		p := &indexPart{path: path}
-		if workers > 1 {
-			p.path = filepath.Join(workDir, fmt.Sprintf("index-part-%d", i))
-		}
-		var err error
-		p.b, err = bleve.NewBuilder(p.path, gramMapping(), map[string]any{
-			"batchSize":           max(indexBatch/workers, 1),
-			"mergeMax":            indexMergeMax,
-			"buildPathPrefix":     workDir,
-			"forceSegmentType":    indexPlugin.Type(),
-			"forceSegmentVersion": int(indexPlugin.Version()),
-		})
-		if err != nil {
-			f.abort()
-			return nil, err
-		}
-		f.parts = append(f.parts, p)
-	}
-	for _, p := range f.parts {
+	f := &indexFeed{batches: make(chan indexBatchDocs, 1), path: path, errs: make(chan error, workers), workDir: workDir}
+	for range workers {
 		f.wg.Add(1)
-		go f.run(p)
+		go f.run()
 	}
 	return f, nil
 }
 
-func (f *indexFeed) run(p *indexPart) {
+func (f *indexFeed) run() {
 	defer f.wg.Done()
 	failed := false
-	for d := range f.docs {
+	for b := range f.batches {
 		if failed || f.stop.Load() {
 			continue
 		}
-		p.n++
-		if err := p.b.Index(d.id, d.data); err != nil {
+		docs := make([]index.Document, len(b.docs))
+		for i, d := range b.docs {
+			doc := newGramDoc(d.id, d.g)
+			doc.AddIDField()
+			docs[i] = doc
+		}
+		if err := f.writeSegment(b.seq, docs); err != nil {
 			failed = true
 			f.errs <- indexFault(f.workDir, err)
 		}
 	}
 }
 
-func (f *indexFeed) add(id string, data map[string]any) error {
+// writeSegment writes the segment of batch seq, docs, to a file of its
+// own.
+func (f *indexFeed) writeSegment(seq int, docs []index.Document) error {
+	seg, _, err := indexPlugin.New(docs)
+	if err != nil {
+		return fmt.Errorf("build index segment: %w", err)
+	}
+	defer seg.Close()
+	us, ok := seg.(segment.UnpersistedSegment)
+	if !ok {
+		return fmt.Errorf("index segment of type %T cannot be written", seg)
+	}
+	path := filepath.Join(f.workDir, fmt.Sprintf("index-%09d.zap", seq))
+	if err := us.Persist(path); err != nil {
+		return fmt.Errorf("write index segment: %w", err)
+	}
+	f.mu.Lock()
+	f.segs = append(f.segs, path)
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *indexFeed) add(id string, g PageGrams) error {
 	select {
 	case err := <-f.errs:
 		f.err = err
@@ -130,15 +142,28 @@ func (f *indexFeed) add(id string, data map[string]any) error {
 	if f.err != nil {
 		return f.err
 	}
-	f.docs <- indexDoc{id, data}
+	f.pending = append(f.pending, indexDoc{id, g})
+	if len(f.pending) == indexBatch {
+		f.send()
+	}
 	return nil
 }
 
-// close waits for the pending pages and builds the index: each builder's
-// own, side by side, then their merge.
+// send queues the batch being filled.
+func (f *indexFeed) send() {
+	f.batches <- indexBatchDocs{f.seq, f.pending}
+	f.seq++
+	f.pending = nil
+}
+
+// close waits for the pending pages and builds the index: the segments'
+// merge, in bleve's index folder.
 func (f *indexFeed) close() error {
 	f.closed = true
-	close(f.docs)
+	if len(f.pending) > 0 {
+		f.send()
+	}
+	close(f.batches)
 	f.wg.Wait()
 	select {
 	case err := <-f.errs:
@@ -148,113 +173,106 @@ func (f *indexFeed) close() error {
 	if f.err != nil {
 		return f.err
 	}
-	// A builder given no page cannot be closed (it has no segment): it
-	// is dropped, and its folder goes with the staging folder.
-	var used []*indexPart
-	for _, p := range f.parts {
-		if p.n > 0 {
-			used = append(used, p)
-		}
-	}
-	if len(used) == 0 {
+	if len(f.segs) == 0 {
 		return errors.New("the search index has no page")
 	}
-	errs := make([]error, len(used))
-	var wg sync.WaitGroup
-	for i, p := range used {
-		wg.Go(func() { errs[i] = p.b.Close() })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return indexFault(f.workDir, err)
-	}
-	if err := f.mergeParts(used); err != nil {
+	sort.Strings(f.segs)
+	if err := f.build(); err != nil {
 		return indexFault(f.workDir, err)
 	}
 	return nil
 }
 
-// mergeParts merges the one segment of each builder's index into the
-// first's, and moves that index to the feed's path.
-func (f *indexFeed) mergeParts(used []*indexPart) error {
-	first := used[0]
-	if len(used) > 1 {
-		segs := make([]segment.Segment, 0, len(used))
-		defer func() {
-			for _, s := range segs {
-				s.Close()
-			}
-		}()
-		var firstSeg string
-		for _, p := range used {
-			path, err := partSegment(p.path)
-			if err != nil {
-				return err
-			}
-			if firstSeg == "" {
-				firstSeg = path
-			}
-			s, err := indexPlugin.Open(path)
-			if err != nil {
-				return fmt.Errorf("open index segment %s: %w", filepath.Base(path), err)
-			}
-			segs = append(segs, s)
+// build merges the segments into one and puts it in bleve's index folder.
+func (f *indexFeed) build() error {
+	merged := f.segs[0]
+	if len(f.segs) > 1 {
+		merged = filepath.Join(f.workDir, "index-merged.zap")
+		if err := mergeSegments(f.segs, merged); err != nil {
+			return err
 		}
-		merged := filepath.Join(f.workDir, "index-merged.zap")
-		if _, _, err := indexPlugin.Merge(segs, make([]*roaring.Bitmap, len(segs)), merged, nil, nil); err != nil {
-			return fmt.Errorf("merge index segments: %w", err)
-		}
+	}
+	// The index folder, made by bleve's builder for one placeholder
+	// document, records its one segment by file name alone, with the
+	// segment format both were told to write: the merged segment takes
+	// that name.
+	b, err := bleve.NewBuilder(f.path, gramMapping(), map[string]any{
+		"buildPathPrefix":     f.workDir,
+		"forceSegmentType":    indexPlugin.Type(),
+		"forceSegmentVersion": int(indexPlugin.Version()),
+	})
+	if err != nil {
+		return err
+	}
+	if err := b.Index("placeholder", map[string]any{}); err != nil {
+		return err
+	}
+	if err := b.Close(); err != nil {
+		return err
+	}
+	placeholder, err := partSegment(f.path)
+	if err != nil {
+		return err
+	}
+	return os.Rename(merged, placeholder)
+}
+
+// mergeSegments merges the segment files paths into the file merged, in
+// one pass, and removes them.
+func mergeSegments(paths []string, merged string) error {
+	segs := make([]segment.Segment, 0, len(paths))
+	defer func() {
 		for _, s := range segs {
-			if err := s.Close(); err != nil {
-				return err
-			}
+			s.Close()
 		}
-		segs = nil
-		// The first builder's index records its one segment by its file
-		// name alone, with the segment format every builder was told to
-		// write: the merged segment takes that name.
-		if err := os.Rename(merged, firstSeg); err != nil {
+	}()
+	for _, p := range paths {
+		s, err := indexPlugin.Open(p)
+		if err != nil {
+			return fmt.Errorf("open index segment %s: %w", filepath.Base(p), err)
+		}
+		segs = append(segs, s)
+	}
+	if _, _, err := indexPlugin.Merge(segs, make([]*roaring.Bitmap, len(segs)), merged, nil, nil); err != nil {
+		return fmt.Errorf("merge index segments: %w", err)
+	}
+	for _, s := range segs {
+		if err := s.Close(); err != nil {
 			return err
 		}
 	}
-	if first.path != f.path {
-		if err := os.Rename(first.path, f.path); err != nil {
+	segs = nil
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil {
 			return err
-		}
-	}
-	for _, p := range f.parts {
-		if p != first {
-			if err := os.RemoveAll(p.path); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// partSegment returns the path of the one segment file of a builder's
-// closed index.
+// partSegment returns the path of the one segment file of a closed
+// bleve index.
 func partSegment(dir string) (string, error) {
 	m, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
 	if err != nil {
 		return "", err
 	}
 	if len(m) != 1 {
-		return "", fmt.Errorf("index builder left %d segments in %s, not one", len(m), filepath.Base(dir))
+		return "", fmt.Errorf("the index builder left %d segments, not one", len(m))
 	}
 	return m[0], nil
 }
 
-// abort stops the goroutines without building the index. The builders
-// are not closed: closing one would build its index first. Their work
-// files live in the staging folder and go with it, and dropping them frees
-// their pending batches.
+// abort stops the goroutines without building the index. The segments
+// written live in the staging folder and go with it, and the pending
+// batches are dropped.
 func (f *indexFeed) abort() {
 	if f == nil || f.closed {
 		return
 	}
 	f.closed = true
 	f.stop.Store(true)
-	close(f.docs)
+	f.pending = nil
+	close(f.batches)
 	f.wg.Wait()
 }
