@@ -338,3 +338,32 @@ func TestWholeTextAfterAnOpenFence(t *testing.T) {
 		t.Errorf("page b's places are not its own: next place after 0 is %d (%v)", b.NextBaseAfter(0), err)
 	}
 }
+
+// TestIndexWorkers: an ingest with any number of index workers in bounds
+// stores the same content, found by the same digest, and one over the
+// bound is refused naming its flag, leaving nothing.
+func TestIndexWorkers(t *testing.T) {
+	site := testkit.SampleSite(t)
+	trees, err := ingest.SiteTrees(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := store.Open(t.TempDir())
+	if _, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees, IndexWorkers: store.MaxIndexWorkers + 1}); err == nil || !strings.Contains(err.Error(), "--index-workers") {
+		t.Fatalf("ingest with %d index workers: %v, want a refusal naming --index-workers", store.MaxIndexWorkers+1, err)
+	}
+	if ms, _ := st.List(); len(ms) != 0 {
+		t.Fatalf("a refused ingest stored %d versions", len(ms))
+	}
+	one, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees, IndexWorkers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	five, err := ingest.Run(context.Background(), st, ingest.Options{Trees: trees, IndexWorkers: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !five.Existing || five.Version != one.Version {
+		t.Errorf("ingest with 5 index workers = %+v, want the version of 1 worker, %s", five, one.Version)
+	}
+}
