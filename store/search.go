@@ -32,11 +32,7 @@ const (
 type spaceTokenizer struct{}
 
 func (spaceTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	n := bytes.Count(input, []byte{' '}) + 1
-	// The tokens share one array, allocated once: it holds n, so the
-	// pointers into it stay put.
-	toks := make([]analysis.Token, 0, n)
-	out := make(analysis.TokenStream, 0, n)
+	out := make(analysis.TokenStream, 0, bytes.Count(input, []byte{' '})+1)
 	start := 0
 	for start < len(input) {
 		end := bytes.IndexByte(input[start:], ' ')
@@ -46,8 +42,7 @@ func (spaceTokenizer) Tokenize(input []byte) analysis.TokenStream {
 			end += start
 		}
 		if end > start {
-			toks = append(toks, analysis.Token{Term: input[start:end], Start: start, End: end, Position: len(out) + 1, Type: analysis.AlphaNumeric})
-			out = append(out, &toks[len(toks)-1])
+			out = append(out, &analysis.Token{Term: input[start:end], Start: start, End: end, Position: len(out) + 1, Type: analysis.AlphaNumeric})
 		}
 		start = end + 1
 	}
