@@ -443,19 +443,22 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// accessLog logs method, path, status and duration: never the query
-// string.
+// accessLog writes one line per request: a call's line (the record
+// dispatch.LogRecorder leaves to it) with the method, path, status and
+// duration, or an "http" line of those four where the request made no
+// record. Never the query string.
 func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			r := c.Request()
+			line := new(dispatch.RequestLine)
+			c.SetRequest(r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
 			err := next(c)
 			if err != nil {
 				c.Error(err)
 			}
-			log.LogAttrs(context.Background(), slog.LevelInfo, "http",
-				slog.String("method", c.Request().Method), slog.String("path", dispatch.LoggedPath(c.Request().URL.Path)),
-				slog.Int("status", c.Response().Status), slog.Int64("ms", time.Since(start).Milliseconds()))
+			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, c.Response().Status, time.Since(start).Milliseconds())
 			return nil
 		}
 	}
