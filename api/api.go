@@ -26,6 +26,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/internal/leaf/hold"
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
@@ -231,14 +232,26 @@ func callContext(r *http.Request) (context.Context, error) {
 	return ctx, nil
 }
 
+// call answers the call of the action the path names. The answer may
+// borrow the served version's stored text rather than copy it (package
+// hold): the version is held until the answer is encoded.
 func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any) error {
-	res, err := d.Call(ctx, c.Param("name"), args)
+	h := holders.Get().(*hold.Holder)
+	defer func() {
+		h.Release()
+		holders.Put(h)
+	}()
+	res, err := d.Call(hold.With(ctx, h), c.Param("name"), args)
 	if err != nil {
 		writeError(c, err)
 		return nil
 	}
-	return writeJSON(c, http.StatusOK, res)
+	return writeHeld(c, http.StatusOK, res, h)
 }
+
+// holders are the Holders of calls: one a call, released once its
+// answer is encoded.
+var holders = sync.Pool{New: func() any { return new(hold.Holder) }}
 
 // bodyArgs decodes a POST body: one JSON object, numbers kept as written,
 // each member name once in its object and every string valid UTF-8
@@ -393,10 +406,18 @@ func writeError(c echo.Context, err error) {
 
 // writeJSON writes v without HTML escaping, so texts read back as written,
 // as encoding/json's Encoder writes it (jsonwire's bytes are its bytes).
-func writeJSON(c echo.Context, status int, v any) error {
+func writeJSON(c echo.Context, status int, v any) error { return writeHeld(c, status, v, nil) }
+
+// writeHeld is writeJSON of an answer that may borrow what h holds: h,
+// where not nil, is released once v is encoded, before the write, which
+// may wait on the client.
+func writeHeld(c echo.Context, status int, v any, h *hold.Holder) error {
 	bp := answerBufs.Get().(*[]byte)
 	defer putAnswerBuf(bp)
 	b, err := jsonwire.Append((*bp)[:0], v)
+	if h != nil {
+		h.Release()
+	}
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,15 @@ type read struct {
 	page    func() ([]tzctx.Heading, error)
 	isPage  bool
 	version string // the site version read, for the record
+	// borrow answers the text without a copy where t can (borrower):
+	// the request's holder keeps the version read (hold.Keep).
+	borrow bool
+}
+
+// borrower is a stored text that hands out its code points without a
+// copy, valid while its version is held (store.Text).
+type borrower interface {
+	Borrow(begin, end int) string
 }
 
 func (r *Reader) limit(p Paging) int {
@@ -126,7 +135,13 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	if mime == "" {
 		mime = MimeMarkdown
 	}
-	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: rd.t.Slice(begin, end),
+	var txt string
+	if b, ok := rd.t.(borrower); ok && rd.borrow {
+		txt = b.Borrow(begin, end)
+	} else {
+		txt = rd.t.Slice(begin, end)
+	}
+	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: txt,
 		version: rd.version, codePoints: end - begin}
 	if end < total {
 		n := end
