@@ -104,7 +104,7 @@ func newMeter(cfg Config, st *store.Store) *metering.Meter {
 	if !cfg.MetricsOn() {
 		return nil
 	}
-	return metering.New(metering.Options{Version: func() string { return st.Health().Serving }})
+	return metering.New(metering.Options{Version: func() string { name, _ := st.Serving(); return name }})
 }
 
 // buildVersion is the module version of this build, "(devel)" for a

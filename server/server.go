@@ -103,10 +103,7 @@ func (s *Server) route() error {
 	d := fe.dispatcher
 	e := api.New(d, api.Options{
 		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
-		Health: func() (string, error) {
-			h := st.Health()
-			return h.Serving, h.Fault
-		},
+		Health:    st.Serving,
 	})
 	s.mcp = fe.mcp.HTTPHandler(mcp.HTTPOptions{
 		Resolver:           fe.resolver,
