@@ -27,7 +27,6 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/leaf/hold"
-	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -50,6 +49,10 @@ type Options struct {
 	Health func() (serving string, fault error)
 	// Logger receives access log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// AnswerCacheBytes bounds the JSON string forms of answered texts
+	// kept for the next reads of the same text (textcache.go); 0 keeps
+	// none.
+	AnswerCacheBytes int64
 }
 
 // New returns the echo server answering the plane's actions.
@@ -64,6 +67,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		log = slog.Default()
 	}
 	tooLarge := tooLargeError(opts.BodyLimit)
+	texts := newTextCache(opts.AnswerCacheBytes)
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
@@ -137,7 +141,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
 		}
-		return call(ctx, c, d, args)
+		return call(ctx, c, d, args, texts)
 	})
 	e.GET("/api/v1/actions/:name", func(c echo.Context) error {
 		ctx, ok := caller(c, d)
@@ -156,7 +160,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
 		}
-		return call(ctx, c, d, args)
+		return call(ctx, c, d, args, texts)
 	})
 	return e
 }
@@ -235,7 +239,7 @@ func callContext(r *http.Request) (context.Context, error) {
 // call answers the call of the action the path names. The answer may
 // borrow the served version's stored text rather than copy it (package
 // hold): the version is held until the answer is encoded.
-func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any) error {
+func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any, texts *textCache) error {
 	h := holders.Get().(*hold.Holder)
 	defer func() {
 		h.Release()
@@ -246,7 +250,7 @@ func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any
 		writeError(c, err)
 		return nil
 	}
-	return writeHeld(c, http.StatusOK, res, h)
+	return writeHeld(c, http.StatusOK, res, h, texts)
 }
 
 // holders are the Holders of calls: one a call, released once its
@@ -406,15 +410,16 @@ func writeError(c echo.Context, err error) {
 
 // writeJSON writes v without HTML escaping, so texts read back as written,
 // as encoding/json's Encoder writes it (jsonwire's bytes are its bytes).
-func writeJSON(c echo.Context, status int, v any) error { return writeHeld(c, status, v, nil) }
+func writeJSON(c echo.Context, status int, v any) error { return writeHeld(c, status, v, nil, nil) }
 
 // writeHeld is writeJSON of an answer that may borrow what h holds: h,
 // where not nil, is released once v is encoded, before the write, which
-// may wait on the client.
-func writeHeld(c echo.Context, status int, v any, h *hold.Holder) error {
+// may wait on the client. A text read's text is taken from texts, where
+// not nil.
+func writeHeld(c echo.Context, status int, v any, h *hold.Holder, texts *textCache) error {
 	bp := answerBufs.Get().(*[]byte)
 	defer putAnswerBuf(bp)
-	b, err := jsonwire.Append((*bp)[:0], v)
+	b, err := texts.appendAnswer((*bp)[:0], v)
 	if h != nil {
 		h.Release()
 	}
