@@ -610,7 +610,7 @@ func TestWrkOutputParse(t *testing.T) {
 // BenchmarkHTTPProfile runs the server in this process, so that
 // -cpuprofile and -memprofile cover its handlers, and drives it as
 // BenchmarkHTTP does: page reads with wrk, then the same reads over MCP.
-// Its log goes to a file, as a deployed server's would. Profile with
+// Its log goes to a file in batches, as a deployed server's would. Profile with
 //
 //	go test ./cmd/tzctx -run '^$' -bench 'HTTPProfile/^page$' -benchtime 1x -cpuprofile /tmp/page.cpu
 //
@@ -630,8 +630,11 @@ func BenchmarkHTTPProfile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer logf.Close()
+	// Its lines leave in batches, as tzctx serve writes them.
+	lw := server.NewLineWriter(logf)
+	defer lw.Close()
 	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(logf, nil)))
+	slog.SetDefault(slog.New(slog.NewTextHandler(lw, nil)))
 	defer slog.SetDefault(prev)
 	cfg := server.DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
