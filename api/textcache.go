@@ -11,7 +11,8 @@ import (
 
 // A page read spends much of its time escaping the page's text into a
 // JSON string, the same bytes on every read of the same page. textCache
-// keeps the JSON string forms of the texts answered most recently, up to
+// keeps the JSON string forms of the stored texts (pages, tree parts;
+// never a search's answer) answered most recently, up to
 // a bound in bytes, least recently used first out. An entry's key is the
 // text's stamp (the SHA-256 of the whole text) and the code points the
 // answer holds of it, so it names the same bytes whatever version,
@@ -88,7 +89,9 @@ func (c *textCache) jsonString(a *query.Answer) []byte {
 // text of a text read's answer from the cache (c nil: none).
 func (c *textCache) appendAnswer(dst []byte, v any) ([]byte, error) {
 	a, ok := v.(*query.Answer)
-	if c == nil || !ok || a == nil || len(a.Text) < minCachedText {
+	// A text composed for the call (a search's answer) is never kept: it
+	// is derived from the caller's words, which no cache holds.
+	if c == nil || !ok || a == nil || !a.Stored() || len(a.Text) < minCachedText {
 		return jsonwire.Append(dst, v)
 	}
 	// The answer without its text ends `"text":""}`: the text's JSON
