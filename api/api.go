@@ -26,7 +26,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
-	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
+	"github.com/turnzerocloud/tzctx/internal/leaf/hold"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
@@ -49,6 +49,10 @@ type Options struct {
 	Health func() (serving string, fault error)
 	// Logger receives access log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// AnswerCacheBytes bounds the JSON string forms of answered texts
+	// kept for the next reads of the same text (textcache.go); 0 keeps
+	// none.
+	AnswerCacheBytes int64
 }
 
 // New returns the echo server answering the plane's actions.
@@ -63,6 +67,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		log = slog.Default()
 	}
 	tooLarge := tooLargeError(opts.BodyLimit)
+	texts := newTextCache(opts.AnswerCacheBytes)
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
@@ -136,7 +141,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
 		}
-		return call(ctx, c, d, args)
+		return call(ctx, c, d, args, texts)
 	})
 	e.GET("/api/v1/actions/:name", func(c echo.Context) error {
 		ctx, ok := caller(c, d)
@@ -155,7 +160,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 			writeError(c, d.Refuse(ctx, c.Param("name"), err))
 			return nil
 		}
-		return call(ctx, c, d, args)
+		return call(ctx, c, d, args, texts)
 	})
 	return e
 }
@@ -231,14 +236,26 @@ func callContext(r *http.Request) (context.Context, error) {
 	return ctx, nil
 }
 
-func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any) error {
-	res, err := d.Call(ctx, c.Param("name"), args)
+// call answers the call of the action the path names. The answer may
+// borrow the served version's stored text rather than copy it (package
+// hold): the version is held until the answer is encoded.
+func call(ctx context.Context, c echo.Context, d Dispatcher, args map[string]any, texts *textCache) error {
+	h := holders.Get().(*hold.Holder)
+	defer func() {
+		h.Release()
+		holders.Put(h)
+	}()
+	res, err := d.Call(hold.With(ctx, h), c.Param("name"), args)
 	if err != nil {
 		writeError(c, err)
 		return nil
 	}
-	return writeJSON(c, http.StatusOK, res)
+	return writeHeld(c, http.StatusOK, res, h, texts)
 }
+
+// holders are the Holders of calls: one a call, released once its
+// answer is encoded.
+var holders = sync.Pool{New: func() any { return new(hold.Holder) }}
 
 // bodyArgs decodes a POST body: one JSON object, numbers kept as written,
 // each member name once in its object and every string valid UTF-8
@@ -393,10 +410,19 @@ func writeError(c echo.Context, err error) {
 
 // writeJSON writes v without HTML escaping, so texts read back as written,
 // as encoding/json's Encoder writes it (jsonwire's bytes are its bytes).
-func writeJSON(c echo.Context, status int, v any) error {
+func writeJSON(c echo.Context, status int, v any) error { return writeHeld(c, status, v, nil, nil) }
+
+// writeHeld is writeJSON of an answer that may borrow what h holds: h,
+// where not nil, is released once v is encoded, before the write, which
+// may wait on the client. A text read's text is taken from texts, where
+// not nil.
+func writeHeld(c echo.Context, status int, v any, h *hold.Holder, texts *textCache) error {
 	bp := answerBufs.Get().(*[]byte)
 	defer putAnswerBuf(bp)
-	b, err := jsonwire.Append((*bp)[:0], v)
+	b, err := texts.appendAnswer((*bp)[:0], v)
+	if h != nil {
+		h.Release()
+	}
 	if err != nil {
 		return err
 	}
@@ -443,19 +469,22 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// accessLog logs method, path, status and duration: never the query
-// string.
+// accessLog writes one line per request: a call's line (the record
+// dispatch.LogRecorder leaves to it) with the method, path, status and
+// duration, or an "http" line of those four where the request made no
+// record. Never the query string.
 func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			r := c.Request()
+			line := new(dispatch.RequestLine)
+			c.SetRequest(r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
 			err := next(c)
 			if err != nil {
 				c.Error(err)
 			}
-			log.LogAttrs(context.Background(), slog.LevelInfo, "http",
-				slog.String("method", c.Request().Method), slog.String("path", dispatch.LoggedPath(c.Request().URL.Path)),
-				slog.Int("status", c.Response().Status), slog.Int64("ms", time.Since(start).Milliseconds()))
+			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, c.Response().Status, time.Since(start).Milliseconds())
 			return nil
 		}
 	}

@@ -31,7 +31,13 @@ type Answer struct {
 
 	version    string // the site version read, "" for a contract-set text
 	codePoints int
+	stored     bool // the text is a stored one, not composed for the call
 }
+
+// Stored reports whether the answer's text is a text the served version
+// stores (a page, a tree's part), not one composed for the call from
+// what the caller sent, such as a search's answer.
+func (a *Answer) Stored() bool { return a.stored }
 
 // Served returns, for the call's record, the site version the answer was
 // read from ("" for a contract-set text) and the code points of its text.
@@ -86,6 +92,15 @@ type read struct {
 	page    func() ([]tzctx.Heading, error)
 	isPage  bool
 	version string // the site version read, for the record
+	// borrow answers the text without a copy where t can (borrower):
+	// the request's holder keeps the version read (hold.Keep).
+	borrow bool
+}
+
+// borrower is a stored text that hands out its code points without a
+// copy, valid while its version is held (store.Text).
+type borrower interface {
+	Borrow(begin, end int) string
 }
 
 func (r *Reader) limit(p Paging) int {
@@ -126,8 +141,15 @@ func (r *Reader) answer(rd read, p Paging) (*Answer, error) {
 	if mime == "" {
 		mime = MimeMarkdown
 	}
-	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: rd.t.Slice(begin, end),
-		version: rd.version, codePoints: end - begin}
+	var txt string
+	bt, stored := rd.t.(borrower)
+	if stored && rd.borrow {
+		txt = bt.Borrow(begin, end)
+	} else {
+		txt = rd.t.Slice(begin, end)
+	}
+	a := &Answer{ContractVersion: 1, Stamp: stamp, Offset: begin, Total: total, ID: rd.id, MimeType: mime, Text: txt,
+		version: rd.version, codePoints: end - begin, stored: stored}
 	if end < total {
 		n := end
 		a.NextOffset = &n

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/leaf/hold"
 )
 
 // DocRequest is a read_documentation request, members absent where nil.
@@ -89,14 +90,19 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 	if err != nil {
 		return nil, docSubject(req, tree), err
 	}
-	defer v.Release()
+	// Where the request holds the version until its answer is written,
+	// the answer's text is the stored text itself, not a copy.
+	borrow := hold.Keep(ctx, v)
+	if !borrow {
+		defer v.Release()
+	}
 	if req.Page == nil {
 		_, txt, err := treeText(v, tree, part, partWhat(part), readable)
 		if err != nil {
 			return nil, partID(tree, part).String(), err
 		}
 		id := partID(tree, part).String()
-		a, err := r.answer(read{t: txt, id: id, action: "read_documentation", selector: "the same tree, part and page", version: v.Name()}, req.Paging)
+		a, err := r.answer(read{t: txt, id: id, action: "read_documentation", selector: "the same tree, part and page", version: v.Name(), borrow: borrow}, req.Paging)
 		return a, id, err
 	}
 	t := v.Tree(tree)
@@ -117,7 +123,7 @@ func (r *Reader) ReadDocumentation(ctx context.Context, req DocRequest) (*Answer
 		return nil, pid, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version lacks the copy of %s", p.Route)
 	}
 	headings := func() ([]tzctx.Heading, error) { return t.Headings(p.Route) }
-	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: headings, isPage: true, version: v.Name()}, req.Paging)
+	a, err := r.answer(read{t: txt, id: pid, action: "read_documentation", selector: "the same tree, part and page", page: headings, isPage: true, version: v.Name(), borrow: borrow}, req.Paging)
 	return a, pid, err
 }
 

@@ -82,6 +82,10 @@ type Config struct {
 	MCPSubscriptionsPerSession int `json:"mcp_subscriptions_per_session"`
 	MCPSubscriptions           int `json:"mcp_subscriptions"`
 	MCPNoticesPerMinute        int `json:"mcp_notices_per_minute"`
+	// AnswerCacheBytes bounds the JSON string forms of page and tree
+	// texts the HTTP API keeps for the next reads of the same text; 0
+	// keeps none.
+	AnswerCacheBytes int64 `json:"answer_cache_bytes"`
 }
 
 // MCPStreamsConfig bounds the long-lived streams of /mcp (a session's
@@ -218,6 +222,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // at once rather than queued.
 const DefaultMaxInFlight = 64
 
+// DefaultAnswerCacheBytes is answer_cache_bytes's default, 32 MiB.
+const DefaultAnswerCacheBytes = 32 << 20
+
 // DefaultConfig is the configuration of a server whose file sets
 // nothing.
 func DefaultConfig() Config {
@@ -241,6 +248,7 @@ func DefaultConfig() Config {
 		MCPSubscriptionsPerSession: mcp.DefaultSubscriptionsPerSession,
 		MCPSubscriptions:           mcp.DefaultSubscriptionsTotal,
 		MCPNoticesPerMinute:        mcp.DefaultNoticesPerMinute,
+		AnswerCacheBytes:           DefaultAnswerCacheBytes,
 	}
 }
 
@@ -346,6 +354,9 @@ func LoadConfig(path string) (Config, error) {
 	}
 	if err := c.Site.check(); err != nil {
 		return fail("%v", err)
+	}
+	if c.AnswerCacheBytes < 0 {
+		return fail("answer_cache_bytes: %d is negative; give the bytes of answered texts' JSON forms to keep, such as 33554432, or 0 to keep none", c.AnswerCacheBytes)
 	}
 	if c.BodyLimitBytes <= 0 {
 		return fail("body_limit_bytes: %d is not a positive size; give the largest request body to read, in bytes, such as 1048576", c.BodyLimitBytes)

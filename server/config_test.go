@@ -34,6 +34,7 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"duration number", `{"read_timeout": 15}`, []string{"read_timeout: 15 is not a positive duration"}},
 		{"zero body limit", `{"body_limit_bytes": 0}`, []string{"body_limit_bytes: 0 is not a positive size"}},
 		{"negative body limit", `{"body_limit_bytes": -1}`, []string{"body_limit_bytes: -1 is not a positive size"}},
+		{"negative answer cache", `{"answer_cache_bytes": -1}`, []string{"answer_cache_bytes: -1 is negative", "or 0 to keep none"}},
 		{"token_sha256 not hex", `{"credentials": [{"token_sha256": "tok", "account": "acme"}]}`,
 			[]string{"credentials[0].token_sha256: must be 64 hex digits", "tzctx token new"}},
 		{"token_sha256 short", `{"credentials": [{"token_sha256": "` + sum[:62] + `", "account": "acme"}]}`,

@@ -104,7 +104,7 @@ func newMeter(cfg Config, st *store.Store) *metering.Meter {
 	if !cfg.MetricsOn() {
 		return nil
 	}
-	return metering.New(metering.Options{Version: func() string { return st.Health().Serving }})
+	return metering.New(metering.Options{Version: func() string { name, _ := st.Serving(); return name }})
 }
 
 // buildVersion is the module version of this build, "(devel)" for a
@@ -116,14 +116,17 @@ func buildVersion() string {
 	return "(devel)"
 }
 
-// accessLogged logs one "http" line per request to h, as the HTTP API
-// does: method, path, status and duration, never the query string.
+// accessLogged logs one line per request to h, as the HTTP API does: the
+// line of the call the request made (an MCP tools/call), with method,
+// path, status and duration, or an "http" line of those four; never the
+// query string.
 func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(sw, r)
-		log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", sw.status, "ms", time.Since(start).Milliseconds())
+		line := new(dispatch.RequestLine)
+		h.ServeHTTP(sw, r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
+		line.LogRequest(context.Background(), log, r.Method, r.URL.Path, sw.status, time.Since(start).Milliseconds())
 	})
 }
 

@@ -47,8 +47,8 @@ func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
 // active version was refused).
 func readyz(st *store.Store) http.Handler {
 	return probeMethods(func(w http.ResponseWriter, r *http.Request) {
-		if h := st.Health(); h.Serving != "" {
-			writeProbe(w, http.StatusOK, map[string]any{"status": "ready", "version": h.Serving})
+		if serving, _ := st.Serving(); serving != "" {
+			writeProbe(w, http.StatusOK, map[string]any{"status": "ready", "version": serving})
 			return
 		}
 		writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "detail": "no version is served yet"})

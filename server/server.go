@@ -102,11 +102,9 @@ func (s *Server) route() error {
 	cfg, st, fe, log := s.cfg, s.st, s.fe, s.log
 	d := fe.dispatcher
 	e := api.New(d, api.Options{
-		BodyLimit: fmt.Sprintf("%dB", cfg.BodyLimitBytes),
-		Health: func() (string, error) {
-			h := st.Health()
-			return h.Serving, h.Fault
-		},
+		BodyLimit:        fmt.Sprintf("%dB", cfg.BodyLimitBytes),
+		AnswerCacheBytes: cfg.AnswerCacheBytes,
+		Health:           st.Serving,
 	})
 	s.mcp = fe.mcp.HTTPHandler(mcp.HTTPOptions{
 		Resolver:           fe.resolver,

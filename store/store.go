@@ -463,6 +463,18 @@ func (s *Store) Health() Health {
 	return h
 }
 
+// Serving returns Health's Serving and Fault without reading the active
+// pointer from disk, for what answers every probe and scrape.
+func (s *Store) Serving() (name string, fault error) {
+	if v := s.current.Load(); v != nil {
+		name = v.meta.Name
+	}
+	if f := s.fault.Load(); f != nil {
+		fault = f.err
+	}
+	return name, fault
+}
+
 // Acquire returns the served version with a reference the caller must
 // Release, or ErrNoVersion.
 func (s *Store) Acquire() (*Version, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Layout is the limit-independent place table of a text that ingest
@@ -209,4 +210,17 @@ func (t *Text) check() error {
 		}
 	}
 	return nil
+}
+
+// Borrow returns the code points [begin, end) as a string that shares
+// the version's memory-mapped file, without a copy. It is valid only
+// while the caller holds a reference to the version (Acquire): the
+// version's last Release unmaps the file, after which reading the string
+// faults.
+func (t *Text) Borrow(begin, end int) string {
+	b, e := t.byteOffset(begin), t.byteOffset(end)
+	if e <= b {
+		return ""
+	}
+	return unsafe.String(&t.raw[b], e-b)
 }

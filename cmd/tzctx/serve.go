@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"os"
@@ -43,6 +44,17 @@ func newServeCmd(g *globals) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if log.Writer() == os.Stderr {
+				// The log's lines (slog's default handler writes through
+				// package log) leave in batches, not with a write each;
+				// what is pending is written before serve returns.
+				lw := server.NewLineWriter(os.Stderr)
+				log.SetOutput(lw)
+				defer func() {
+					_ = lw.Close() // later lines are written at once
+					log.SetOutput(os.Stderr)
+				}()
+			}
 			return serve(ctx, g.dataDir(), cfg, nil)
 		},
 	}

@@ -242,11 +242,16 @@ func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 
 // refuse records err through the refuser and answers it with Retry-After.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, s Surface, bearer string, err *tzctx.Error, retryAfter int) {
+	ctx := r.Context()
 	if s.Log != nil {
-		defer s.Log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", tzctx.StatusOf(err), "ms", 0)
+		// One line: the refusal's record, with the request's method,
+		// path and status.
+		line := new(dispatch.RequestLine)
+		ctx = dispatch.WithRequestLine(ctx, line)
+		defer line.LogRequest(context.Background(), s.Log, r.Method, r.URL.Path, tzctx.StatusOf(err), 0)
 	}
 	if g.Refuser != nil {
-		ctx := dispatch.WithTransport(r.Context(), s.Transport)
+		ctx := dispatch.WithTransport(ctx, s.Transport)
 		if bearer != "" {
 			ctx = dispatch.WithCredential(ctx, bearer)
 		}
