@@ -6,8 +6,20 @@ import (
 	"sync"
 
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
-	"github.com/turnzerocloud/tzctx/query"
 )
+
+// storedText is an answer whose text may be a stored one (query.Answer):
+// what the cache needs of it, defined here so the front end reads answers
+// through the dispatcher alone.
+type storedText interface {
+	// StoredText returns the text and the stamp, offset and code points
+	// that name its bytes, ok false where the text was composed for the
+	// call (a search's answer).
+	StoredText() (text, stamp string, offset, count int, ok bool)
+	// WithoutText returns a copy of the answer whose text, its last
+	// member, is empty.
+	WithoutText() any
+}
 
 // A page read spends much of its time escaping the page's text into a
 // JSON string, the same bytes on every read of the same page. textCache
@@ -50,11 +62,9 @@ func newTextCache(max int64) *textCache {
 	return &textCache{max: max, m: map[textKey]*list.Element{}}
 }
 
-// jsonString returns the JSON string form of a's text, from the cache
-// or encoded and kept.
-func (c *textCache) jsonString(a *query.Answer) []byte {
-	_, n := a.Served()
-	k := textKey{a.Stamp, a.Offset, n}
+// jsonString returns the JSON string form of text, named by k, from the
+// cache or encoded and kept.
+func (c *textCache) jsonString(k textKey, text string) []byte {
 	c.mu.Lock()
 	if e, ok := c.m[k]; ok {
 		c.lru.MoveToFront(e)
@@ -63,7 +73,7 @@ func (c *textCache) jsonString(a *query.Answer) []byte {
 		return enc
 	}
 	c.mu.Unlock()
-	enc := jsonwire.AppendString(make([]byte, 0, len(a.Text)+len(a.Text)/16+2), a.Text)
+	enc := jsonwire.AppendString(make([]byte, 0, len(text)+len(text)/16+2), text)
 	cost := int64(len(enc)+len(k.stamp)) + entryOverhead
 	if cost > c.max {
 		return enc
@@ -88,20 +98,22 @@ func (c *textCache) jsonString(a *query.Answer) []byte {
 // appendAnswer appends the JSON of v as jsonwire.Append does, taking the
 // text of a text read's answer from the cache (c nil: none).
 func (c *textCache) appendAnswer(dst []byte, v any) ([]byte, error) {
-	a, ok := v.(*query.Answer)
+	a, ok := v.(storedText)
+	if c == nil || !ok {
+		return jsonwire.Append(dst, v)
+	}
 	// A text composed for the call (a search's answer) is never kept: it
 	// is derived from the caller's words, which no cache holds.
-	if c == nil || !ok || a == nil || !a.Stored() || len(a.Text) < minCachedText {
+	text, stamp, offset, count, stored := a.StoredText()
+	if !stored || len(text) < minCachedText {
 		return jsonwire.Append(dst, v)
 	}
 	// The answer without its text ends `"text":""}`: the text's JSON
 	// string goes in place of the empty one. Text is the last member.
-	rest := *a
-	rest.Text = ""
-	out, err := jsonwire.Append(dst, &rest)
+	out, err := jsonwire.Append(dst, a.WithoutText())
 	if err != nil || !bytes.HasSuffix(out, []byte(`"text":""}`)) {
 		return jsonwire.Append(dst, v)
 	}
-	out = append(out[:len(out)-3], c.jsonString(a)...)
+	out = append(out[:len(out)-3], c.jsonString(textKey{stamp, offset, count}, text)...)
 	return append(out, '}'), nil
 }

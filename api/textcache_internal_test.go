@@ -10,6 +10,9 @@ import (
 	"github.com/turnzerocloud/tzctx/query"
 )
 
+// The cache reads the reader's answers through its own interface.
+var _ storedText = (*query.Answer)(nil)
+
 // TestAnswerCacheKeepsNoSearchAnswer: a page's text is kept, and a
 // search's answer, composed from the caller's words, never is, however
 // long; both encode as jsonwire encodes them.

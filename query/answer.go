@@ -39,6 +39,26 @@ type Answer struct {
 // what the caller sent, such as a search's answer.
 func (a *Answer) Stored() bool { return a.stored }
 
+// StoredText returns, for a front end that keeps the encoded forms of
+// stored texts, the answer's text and what names its bytes whatever
+// version, tree or caller it was read for: the stamp of the whole text,
+// the offset and the code points answered. ok is false where the text
+// was composed for the call (Stored), which nothing may keep.
+func (a *Answer) StoredText() (text, stamp string, offset, count int, ok bool) {
+	if a == nil {
+		return "", "", 0, 0, false
+	}
+	return a.Text, a.Stamp, a.Offset, a.codePoints, a.stored
+}
+
+// WithoutText returns a copy of the answer whose text, its last member,
+// is empty.
+func (a *Answer) WithoutText() any {
+	rest := *a
+	rest.Text = ""
+	return &rest
+}
+
 // Served returns, for the call's record, the site version the answer was
 // read from ("" for a contract-set text) and the code points of its text.
 func (a *Answer) Served() (version string, codePoints int) { return a.version, a.codePoints }
