@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
@@ -341,26 +342,34 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	// The trees searched, as an ordinal mask; tmp takes each n-gram's
 	// candidates, and any the pages that may hold a word. One allocation
 	// holds the three.
-	sets := make([]uint64, 3*size)
+	ar := getArena()
+	defer putArena(ar)
+	sets := ar.take(3 * size)
 	mask, tmp, any := sets[:size:size], sets[size:2*size:2*size], sets[2*size:]
 	for _, t := range trees {
-		first := t.First()
-		for o := first; o < first+len(t.Pages()); o++ {
-			mask[o>>6] |= 1 << (o & 63)
-		}
+		setRange(mask, t.First(), t.First()+len(t.Pages()))
 	}
 	// and returns the pages of within whose field holds every n-gram of w.
 	and := func(field Field, w string, within []uint64) ([]uint64, error) {
-		out := append([]uint64(nil), within...)
+		out := ar.take(len(within))
+		copy(out, within)
+		// [lo, hi) holds every block of out that is not empty.
+		lo, hi := 0, len(out)
 		for _, g := range grams.Lookup(w) {
-			if isEmpty(out) {
+			for lo < hi && out[lo] == 0 {
+				lo++
+			}
+			for hi > lo && out[hi-1] == 0 {
+				hi--
+			}
+			if lo == hi {
 				break
 			}
-			clear(tmp)
+			clear(tmp[lo:hi])
 			if err := v.Candidates(ctx, field, g, tmp); err != nil {
 				return nil, err
 			}
-			for i := range out {
+			for i := lo; i < hi; i++ {
 				out[i] &= tmp[i]
 			}
 		}
@@ -401,7 +410,7 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	// it outranks that candidate too: the same entries are refined, in the
 	// same order, as with every candidate in the heap, and the work is the
 	// bit sets' words plus the pages refined, not the candidates.
-	lv := newLevels(ws, any, rankSpans(trees))
+	lv := newLevels(ar, ws, any, rankSpans(trees))
 	h := make(refineHeap, 0, 64)
 	k := r.cfg.Limits.SearchMatchLimit
 	var top []hit
@@ -506,29 +515,32 @@ type levels struct {
 
 // newLevels sums the candidacy bounds of the pages of any, the union of
 // the words' candidate sets.
-func newLevels(ws []*wordSet, any []uint64, spans []rankSpan) *levels {
+func newLevels(ar *arena, ws []*wordSet, any []uint64, spans []rankSpan) *levels {
 	size, most := len(any), 0
 	for _, s := range ws {
 		most += 6 * s.times
 	}
 	np := bits.Len(uint(most))
-	buf := make([]uint64, (np+2)*size)
+	buf := ar.take((np + 2) * size)
 	l := &levels{planes: make([][]uint64, np), active: buf[:size:size], cur: buf[size : 2*size : 2*size], spans: spans, si: len(spans)}
 	for j := range l.planes {
 		l.planes[j] = buf[(j+2)*size : (j+3)*size : (j+3)*size]
 	}
 	copy(l.active, any)
-	// add adds c to the bound of each page of m, in block i: binary
-	// addition, carried across the planes. The sum never exceeds most, so
-	// the carry stops within the planes.
-	add := func(i, c int, m uint64) {
+	// add adds c to the bound of each page of m, in one block's planes
+	// acc: binary addition, carried across the planes. The sum never
+	// exceeds most, so the carry stops within the planes.
+	acc := make([]uint64, np)
+	add := func(c int, m uint64) {
+		if m == 0 {
+			return
+		}
 		for j := 0; c>>j != 0; j++ {
 			if c>>j&1 == 0 {
 				continue
 			}
 			for p, carry := j, m; carry != 0; p++ {
-				pl := l.planes[p]
-				carry, pl[i] = pl[i]&carry, pl[i]^carry
+				acc[p], carry = acc[p]^carry, acc[p]&carry
 			}
 		}
 	}
@@ -536,10 +548,14 @@ func newLevels(ws []*wordSet, any []uint64, spans []rankSpan) *levels {
 		if a == 0 {
 			continue
 		}
+		clear(acc)
 		for _, s := range ws {
-			add(i, s.times, s.cand[i])
-			add(i, 3*s.times, s.title[i])
-			add(i, 2*s.times, s.head[i])
+			add(s.times, s.cand[i])
+			add(3*s.times, s.title[i])
+			add(2*s.times, s.head[i])
+		}
+		for p, w := range acc {
+			l.planes[p][i] = w
 		}
 	}
 	return l
@@ -651,6 +667,57 @@ func (h *refineHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// arena hands out the zeroed bit sets of one search from memory reused
+// across searches: fresh memory for the sets of a large site costs page
+// faults on every search. It holds no caller's data between searches:
+// putArena clears what a search used before the arena is reused, and
+// nothing is looked up in it.
+type arena struct {
+	buf  []uint64
+	used int
+}
+
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
+func getArena() *arena { return arenas.Get().(*arena) }
+
+// putArena clears what the search used and returns the arena to the pool.
+// An arena grown past maxArena words is left to the collector.
+func putArena(a *arena) {
+	const maxArena = 1 << 20 // 8 MiB
+	clear(a.buf[:a.used])
+	a.used = 0
+	if len(a.buf) <= maxArena {
+		arenas.Put(a)
+	}
+}
+
+// take returns n zeroed words.
+func (a *arena) take(n int) []uint64 {
+	if a.used+n > len(a.buf) {
+		// A new block; the old one goes to the collector once the sets
+		// taken from it are done with.
+		a.buf, a.used = make([]uint64, max(2*len(a.buf), n, 4096)), 0
+	}
+	out := a.buf[a.used : a.used+n : a.used+n]
+	a.used += n
+	return out
+}
+
+// setRange sets the bits [lo, hi) of set.
+func setRange(set []uint64, lo, hi int) {
+	for lo < hi && lo&63 != 0 {
+		set[lo>>6] |= 1 << (lo & 63)
+		lo++
+	}
+	for ; lo+64 <= hi; lo += 64 {
+		set[lo>>6] = ^uint64(0)
+	}
+	for ; lo < hi; lo++ {
+		set[lo>>6] |= 1 << (lo & 63)
+	}
 }
 
 func isEmpty(s []uint64) bool {
