@@ -8,9 +8,8 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"regexp"
-	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
@@ -329,11 +328,6 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	// pages whose n-grams hold all of the word's, in the whole page, in the
 	// title and in the headings. Each is a superset of the pages holding
 	// the word there.
-	type wordSet struct {
-		w                 string
-		times             int
-		cand, title, head []uint64
-	}
 	var ws []*wordSet
 	byWord := map[string]*wordSet{}
 	for _, w := range words {
@@ -348,26 +342,34 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	// The trees searched, as an ordinal mask; tmp takes each n-gram's
 	// candidates, and any the pages that may hold a word. One allocation
 	// holds the three.
-	sets := make([]uint64, 3*size)
+	ar := getArena()
+	defer putArena(ar)
+	sets := ar.take(3 * size)
 	mask, tmp, any := sets[:size:size], sets[size:2*size:2*size], sets[2*size:]
 	for _, t := range trees {
-		first := t.First()
-		for o := first; o < first+len(t.Pages()); o++ {
-			mask[o>>6] |= 1 << (o & 63)
-		}
+		setRange(mask, t.First(), t.First()+len(t.Pages()))
 	}
 	// and returns the pages of within whose field holds every n-gram of w.
 	and := func(field Field, w string, within []uint64) ([]uint64, error) {
-		out := append([]uint64(nil), within...)
+		out := ar.take(len(within))
+		copy(out, within)
+		// [lo, hi) holds every block of out that is not empty.
+		lo, hi := 0, len(out)
 		for _, g := range grams.Lookup(w) {
-			if isEmpty(out) {
+			for lo < hi && out[lo] == 0 {
+				lo++
+			}
+			for hi > lo && out[hi-1] == 0 {
+				hi--
+			}
+			if lo == hi {
 				break
 			}
-			clear(tmp)
+			clear(tmp[lo:hi])
 			if err := v.Candidates(ctx, field, g, tmp); err != nil {
 				return nil, err
 			}
-			for i := range out {
+			for i := lo; i < hi; i++ {
 				out[i] &= tmp[i]
 			}
 		}
@@ -394,37 +396,35 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	}
 	// Lazy refinement: every candidate starts with the bound its candidacy
 	// gives (3 per word it may hold in its title, 2 in a heading, 1 in the
-	// page); the best entry by (bound, ordinal) is refined to
-	// its title-and-heading bound, then to its exact score. An entry popped
+	// page); the best entry by (bound, rank) is refined to its
+	// title-and-heading bound, then to its exact score. An entry popped
 	// with its exact score outranks every other entry's bound, so it is
 	// the next hit. Bodies are read only for pages that can still enter
 	// the top.
-	rank := rankOf(trees)
+	//
+	// Candidates enter the heap only when they could be its best entry
+	// (levels): the candidacy bounds are summed over whole bit sets, and
+	// candidates are taken from the highest bound down, each bound's pages
+	// in rank order. The next candidate not yet in the heap outranks every
+	// other one not in it, so the heap's best entry is refined only when
+	// it outranks that candidate too: the same entries are refined, in the
+	// same order, as with every candidate in the heap, and the work is the
+	// bit sets' words plus the pages refined, not the candidates.
+	lv := newLevels(ar, ws, any, rankSpans(trees))
 	h := make(refineHeap, 0, 64)
-	for i, word := range any {
-		for word != 0 {
-			o := i*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			b := 0
-			for _, s := range ws {
-				bit := uint64(1) << (o & 63)
-				if s.cand[o>>6]&bit != 0 {
-					b += s.times
-					if s.title[o>>6]&bit != 0 {
-						b += 3 * s.times
-					}
-					if s.head[o>>6]&bit != 0 {
-						b += 2 * s.times
-					}
-				}
-			}
-			h = append(h, refine{ord: o, rank: rank(o), bound: b})
-		}
-	}
-	heap.Init(&h)
 	k := r.cfg.Limits.SearchMatchLimit
 	var top []hit
-	for len(top) < k && len(h) > 0 {
+	next, ok := lv.next()
+	for len(top) < k {
+		if ok && (len(h) == 0 || !h.beats(0, next)) {
+			h = append(h, next) // heap.Push, without boxing the entry
+			heap.Fix(&h, len(h)-1)
+			next, ok = lv.next()
+			continue
+		}
+		if len(h) == 0 {
+			break
+		}
 		e := &h[0]
 		switch e.stage {
 		case 0:
@@ -469,32 +469,179 @@ func (r *Reader) score(ctx context.Context, v Version, trees []Tree, words []str
 	return top, nil
 }
 
-// rankOf returns the place of a page ordinal of trees in the order ties
-// are broken in: trees in the order given (the configured order), then
+// wordSet is one distinct word of a query, with its multiplicity and its
+// candidate sets: pages whose n-grams hold all of the word's, in the whole
+// page, in the title and in the headings. Each is a superset of the pages
+// holding the word there, and title and head are subsets of cand.
+type wordSet struct {
+	w                 string
+	times             int
+	cand, title, head []uint64
+}
+
+// rankSpan is one searched tree's ordinals, [first, end), and the rank
+// of its first page.
+type rankSpan struct{ first, end, base int }
+
+// rankSpans returns the ordinal spans of trees in the order ties are
+// broken in: trees in the order given (the configured order), then
 // manifest order. Where the version stores trees in that order, which it
 // does for the contract's trees, the rank is the ordinal.
-func rankOf(trees []Tree) func(o int) int {
-	type span struct{ first, end, base int }
-	spans := make([]span, len(trees))
+func rankSpans(trees []Tree) []rankSpan {
+	spans := make([]rankSpan, len(trees))
 	base := 0
 	for i, t := range trees {
 		n := len(t.Pages())
-		spans[i] = span{t.First(), t.First() + n, base}
+		spans[i] = rankSpan{t.First(), t.First() + n, base}
 		base += n
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.first - b.first })
-	return func(o int) int {
-		i := sort.Search(len(spans), func(i int) bool { return spans[i].end > o })
-		if i == len(spans) || o < spans[i].first {
-			return base + o // outside trees: not a candidate (the mask)
+	return spans
+}
+
+// levels hands out a query's candidates by their candidacy bound (3 per
+// word times its multiplicity where the title may hold it, 2 where a
+// heading may, 1 where the page may), highest first, and within one bound
+// in rank order. The bounds are kept bit-sliced, plane j holding bit j of
+// every page's bound, so summing them and finding the next bound cost a
+// few operations per 64 pages, not per candidate.
+type levels struct {
+	planes [][]uint64
+	active []uint64 // candidates not yet in a level
+	cur    []uint64 // the current level's pages not yet handed out
+	bound  int      // the current level's bound
+	spans  []rankSpan
+	si, o  int // where the current level resumes: span index, ordinal
+}
+
+// newLevels sums the candidacy bounds of the pages of any, the union of
+// the words' candidate sets.
+func newLevels(ar *arena, ws []*wordSet, any []uint64, spans []rankSpan) *levels {
+	size, most := len(any), 0
+	for _, s := range ws {
+		most += 6 * s.times
+	}
+	np := bits.Len(uint(most))
+	buf := ar.take((np + 2) * size)
+	l := &levels{planes: make([][]uint64, np), active: buf[:size:size], cur: buf[size : 2*size : 2*size], spans: spans, si: len(spans)}
+	for j := range l.planes {
+		l.planes[j] = buf[(j+2)*size : (j+3)*size : (j+3)*size]
+	}
+	copy(l.active, any)
+	// add adds c to the bound of each page of m, in one block's planes
+	// acc: binary addition, carried across the planes. The sum never
+	// exceeds most, so the carry stops within the planes.
+	acc := make([]uint64, np)
+	add := func(c int, m uint64) {
+		if m == 0 {
+			return
 		}
-		return spans[i].base + o - spans[i].first
+		for j := 0; c>>j != 0; j++ {
+			if c>>j&1 == 0 {
+				continue
+			}
+			for p, carry := j, m; carry != 0; p++ {
+				acc[p], carry = acc[p]^carry, acc[p]&carry
+			}
+		}
+	}
+	for i, a := range any {
+		if a == 0 {
+			continue
+		}
+		clear(acc)
+		for _, s := range ws {
+			add(s.times, s.cand[i])
+			add(3*s.times, s.title[i])
+			add(2*s.times, s.head[i])
+		}
+		for p, w := range acc {
+			l.planes[p][i] = w
+		}
+	}
+	return l
+}
+
+// next returns the next candidate at its candidacy bound, or false where
+// none is left: the first in rank order of the current level, or of the
+// highest level below it.
+func (l *levels) next() (refine, bool) {
+	for {
+		for l.si < len(l.spans) {
+			sp := l.spans[l.si]
+			if q := nextBit(l.cur, l.o, sp.end); q >= 0 {
+				l.o = q + 1
+				return refine{ord: q, rank: sp.base + q - sp.first, bound: l.bound}, true
+			}
+			l.si++
+			if l.si < len(l.spans) {
+				l.o = l.spans[l.si].first
+			}
+		}
+		if l.bound = l.highest(); l.bound == 0 {
+			return refine{}, false
+		}
+		for i, w := range l.cur {
+			l.active[i] &^= w
+		}
+		l.si, l.o = 0, l.spans[0].first
+	}
+}
+
+// highest sets cur to the active pages of the highest bound, and returns
+// that bound, or 0 where no page is active: from the top plane down, it
+// keeps the pages whose bit is set wherever one is.
+func (l *levels) highest() int {
+	copy(l.cur, l.active)
+	if isEmpty(l.cur) {
+		return 0
+	}
+	bound := 0
+	for j := len(l.planes) - 1; j >= 0; j-- {
+		pl := l.planes[j]
+		set := false
+		for i, w := range l.cur {
+			if w&pl[i] != 0 {
+				set = true
+				break
+			}
+		}
+		if !set {
+			continue
+		}
+		for i := range l.cur {
+			l.cur[i] &= pl[i]
+		}
+		bound |= 1 << j
+	}
+	return bound
+}
+
+// nextBit returns the first set bit of set at or after from and before
+// end, or -1.
+func nextBit(set []uint64, from, end int) int {
+	if from >= end {
+		return -1
+	}
+	i := from >> 6
+	w := set[i] &^ (1<<(from&63) - 1)
+	for {
+		if w != 0 {
+			if q := i*64 + bits.TrailingZeros64(w); q < end {
+				return q
+			}
+			return -1
+		}
+		i++
+		if i*64 >= end {
+			return -1
+		}
+		w = set[i]
 	}
 }
 
 // refine is one candidate page under lazy refinement: stage 0 holds the
 // candidacy bound, stage 1 the title-and-heading bound, stage 2 the
-// exact score. rank places it among equal scores (rankOf).
+// exact score. rank places it among equal scores (rankSpans).
 type refine struct {
 	ord, rank, bound, th, stage int
 }
@@ -502,20 +649,75 @@ type refine struct {
 // refineHeap orders candidates by bound, highest first, then rank.
 type refineHeap []refine
 
-func (h refineHeap) Len() int { return len(h) }
-func (h refineHeap) Less(i, j int) bool {
-	if h[i].bound != h[j].bound {
-		return h[i].bound > h[j].bound
+// beats reports whether entry i comes before x: a higher bound, or the
+// same bound and a lower rank.
+func (h refineHeap) beats(i int, x refine) bool {
+	if h[i].bound != x.bound {
+		return h[i].bound > x.bound
 	}
-	return h[i].rank < h[j].rank
+	return h[i].rank < x.rank
 }
-func (h refineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *refineHeap) Push(x any)   { *h = append(*h, x.(refine)) }
+
+func (h refineHeap) Len() int           { return len(h) }
+func (h refineHeap) Less(i, j int) bool { return h.beats(i, h[j]) }
+func (h refineHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refineHeap) Push(x any)        { *h = append(*h, x.(refine)) }
 func (h *refineHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// arena hands out the zeroed bit sets of one search from memory reused
+// across searches: fresh memory for the sets of a large site costs page
+// faults on every search. It holds no caller's data between searches:
+// putArena clears what a search used before the arena is reused, and
+// nothing is looked up in it.
+type arena struct {
+	buf  []uint64
+	used int
+}
+
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
+func getArena() *arena { return arenas.Get().(*arena) }
+
+// putArena clears what the search used and returns the arena to the pool.
+// An arena grown past maxArena words is left to the collector.
+func putArena(a *arena) {
+	const maxArena = 1 << 20 // 8 MiB
+	clear(a.buf[:a.used])
+	a.used = 0
+	if len(a.buf) <= maxArena {
+		arenas.Put(a)
+	}
+}
+
+// take returns n zeroed words.
+func (a *arena) take(n int) []uint64 {
+	if a.used+n > len(a.buf) {
+		// A new block; the old one goes to the collector once the sets
+		// taken from it are done with.
+		a.buf, a.used = make([]uint64, max(2*len(a.buf), n, 4096)), 0
+	}
+	out := a.buf[a.used : a.used+n : a.used+n]
+	a.used += n
+	return out
+}
+
+// setRange sets the bits [lo, hi) of set.
+func setRange(set []uint64, lo, hi int) {
+	for lo < hi && lo&63 != 0 {
+		set[lo>>6] |= 1 << (lo & 63)
+		lo++
+	}
+	for ; lo+64 <= hi; lo += 64 {
+		set[lo>>6] = ^uint64(0)
+	}
+	for ; lo < hi; lo++ {
+		set[lo>>6] |= 1 << (lo & 63)
+	}
 }
 
 func isEmpty(s []uint64) bool {

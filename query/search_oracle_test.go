@@ -24,6 +24,45 @@ type oraclePage struct {
 	lowerCopy     string
 }
 
+// Why the real path (score in search.go) gives the oracle's answer, given
+// that it reads the exact fields of only a few pages:
+//
+//  1. Candidacy is a superset. A word of three or more code points is
+//     looked up as the AND of its 3-grams, a shorter one as itself, in the
+//     whole page (title and copy), the title and the headings; a field
+//     holding the word holds each of its n-grams, so cand, title and head
+//     hold every page holding the word there (title and head are taken
+//     within cand: the copy holds its headings, the whole page its title).
+//  2. Each bound is at least the exact score. With t the word's
+//     multiplicity, the candidacy bound of a page is the sum over words of
+//     t*(1 + 3 [title] + 2 [head]) over the sets it is in; by 1 it is at
+//     least the score. The title-and-heading bound replaces the title and
+//     heading terms by exact checks and keeps t per word of cand, so it
+//     too is at least the score, and at most the candidacy bound.
+//  3. Lazy refinement is exact. Entries are ordered by (bound descending,
+//     rank ascending), rank being the place in trees' order then manifest
+//     order, distinct per page. An entry at its exact score that is first
+//     beats every other entry's bound, so every other page's score: it is
+//     the next hit, ties going to the lower rank, as the oracle's stable
+//     sort over pages in that order gives. A page whose exact score is 0
+//     is dropped, as the oracle lists no such page.
+//  4. Levels change nothing of 3. Pages enter the heap from the highest
+//     candidacy bound down, each bound's pages in rank order (each tree's
+//     span of ordinals, trees in the order searched, not the order stored).
+//     So the next page to enter, (B, r), beats every page not yet in the
+//     heap: those have a lower bound, or bound B and a higher rank. The
+//     heap's first entry is refined or taken only when it beats (B, r)
+//     too; otherwise (B, r) enters first. Each step therefore acts on the
+//     first entry of all candidates, exactly as with every candidate in the
+//     heap from the start, and refinement only lowers bounds, so the hits
+//     and their order are the same. The bit-sliced sum of the bounds is
+//     binary addition per bit position, the same sum per page.
+//
+// TestSearchPruning checks 3 and 4 on the edge cases (ties at the k-th
+// place between pages of different levels, repeated words, words in a
+// title alone, candidates scoring 0, trees stored in another order than
+// searched); the differential tests check the whole on real corpora.
+
 // oracle scores every page with plain loops: the contract's 3/2/1 rule,
 // independent of the index, the candidate sets and the pruning.
 type oracle struct {

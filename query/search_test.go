@@ -1,6 +1,8 @@
 package query
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest"
@@ -25,6 +27,18 @@ func TestSearchMatchesOracleOnCorpora(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			dir := testkit.Corpus(t, c)
 			st := testkit.Ingest(t, ingest.TreeSource{Name: "cloud", Dir: dir})
+			differential(t, st, 1000)
+		})
+	}
+	// The corpora of the other formats, which hold no docs.json: MkDocs,
+	// mdBook, Docusaurus, VitePress and Starlight.
+	for _, c := range []string{"fastapi-docs/docs/en", "rust-book", "redux-docs", "vite-docs", "starlight-docs"} {
+		t.Run(c, func(t *testing.T) {
+			dir := filepath.Join(testkit.Corpora(t), c)
+			if _, err := os.Stat(dir); err != nil {
+				t.Skipf("corpus %s is absent: the test needs it", dir)
+			}
+			st := testkit.Ingest(t, ingest.TreeSource{Name: "tzdocs", Dir: dir})
 			differential(t, st, 1000)
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -389,5 +390,60 @@ func TestRefreshCancelled(t *testing.T) {
 	}
 	if changed, err := s.Refresh(t.Context()); !changed || err != nil || served(t, s) != "v" {
 		t.Errorf("Refresh after the cancelled one = %v, %v", changed, err)
+	}
+}
+
+// TestBitmapPostingsMatchTermReader: every posting list of every field,
+// read from the segments' bitmaps, equals the one a term reader gives.
+func TestBitmapPostingsMatchTermReader(t *testing.T) {
+	s, _ := Open(t.TempDir())
+	const n = 300
+	buildPages(t, s, "v", n)
+	if err := s.Activate(t.Context(), "v"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := s.Acquire()
+	defer v.Release()
+	snap, ok := v.reader.(*scorch.IndexSnapshot)
+	if !ok {
+		t.Fatalf("the index reader is a %T, not scorch's snapshot", v.reader)
+	}
+	terms := 0
+	for _, field := range []string{FieldAll, FieldTitle, FieldHeadings} {
+		d, err := v.reader.FieldDict(field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			e, err := d.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e == nil {
+				break
+			}
+			got, want := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
+			if done, err := v.bitmapPostings(snap, field, e.Term, got); !done || err != nil {
+				t.Fatalf("bitmapPostings(%s, %q) = %v, %v", field, e.Term, done, err)
+			}
+			if err := v.readPostings(t.Context(), field, e.Term, want); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("field %s, n-gram %q: bitmaps give %x, the term reader %x", field, e.Term, got, want)
+			}
+			terms++
+		}
+		d.Close()
+	}
+	if terms == 0 {
+		t.Fatal("no terms read")
+	}
+	got := make([]uint64, (n+63)/64)
+	if done, err := v.bitmapPostings(snap, FieldAll, "no such gram", got); !done || err != nil || fmt.Sprint(got) != fmt.Sprint(make([]uint64, len(got))) {
+		t.Errorf("an absent n-gram gives %x, %v, %v", got, done, err)
 	}
 }
