@@ -480,11 +480,21 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 			r := c.Request()
 			line := new(dispatch.RequestLine)
 			c.SetRequest(r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
-			err := next(c)
-			if err != nil {
+			// The line is written even where a panic passes through (an
+			// aborted answer), so the call's record is never lost from
+			// the log; such a request is logged with status 500.
+			done := false
+			defer func() {
+				status := c.Response().Status
+				if !done {
+					status = http.StatusInternalServerError
+				}
+				line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
+			}()
+			if err := next(c); err != nil {
 				c.Error(err)
 			}
-			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, c.Response().Status, time.Since(start).Milliseconds())
+			done = true
 			return nil
 		}
 	}

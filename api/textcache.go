@@ -74,7 +74,7 @@ func (c *textCache) jsonString(k textKey, text string) []byte {
 	}
 	c.mu.Unlock()
 	enc := jsonwire.AppendString(make([]byte, 0, len(text)+len(text)/16+2), text)
-	cost := int64(len(enc)+len(k.stamp)) + entryOverhead
+	cost := int64(cap(enc)+len(k.stamp)) + entryOverhead // the buffer held, not only its bytes
 	if cost > c.max {
 		return enc
 	}
@@ -90,7 +90,7 @@ func (c *textCache) jsonString(k textKey, text string) []byte {
 		oe := old.Value.(*textEntry)
 		c.lru.Remove(old)
 		delete(c.m, oe.key)
-		c.size -= int64(len(oe.enc)+len(oe.key.stamp)) + entryOverhead
+		c.size -= int64(cap(oe.enc)+len(oe.key.stamp)) + entryOverhead
 	}
 	return enc
 }

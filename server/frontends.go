@@ -125,8 +125,18 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		line := new(dispatch.RequestLine)
+		// Written even where a panic passes through, with status 500, so
+		// the call's record is never lost from the log.
+		done := false
+		defer func() {
+			status := sw.status
+			if !done {
+				status = http.StatusInternalServerError
+			}
+			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
+		}()
 		h.ServeHTTP(sw, r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
-		line.LogRequest(context.Background(), log, r.Method, r.URL.Path, sw.status, time.Since(start).Milliseconds())
+		done = true
 	})
 }
 

@@ -183,12 +183,38 @@ func (f *indexFeed) close() error {
 	return nil
 }
 
+// mergeFanIn is how many segments one merge opens at most: each holds a
+// file descriptor and a mapping while it merges, so a site of many
+// batches (800 at 100,000 pages) merges in rounds, consecutive segments
+// in batch order, rather than all at once. A variable for the tests.
+var mergeFanIn = 64
+
 // build merges the segments into one and puts it in bleve's index folder.
 func (f *indexFeed) build() error {
-	merged := f.segs[0]
-	if len(f.segs) > 1 {
+	segs := f.segs
+	// Rounds of at most mergeFanIn consecutive segments, in batch order,
+	// until one merge takes the rest: the same pages in the same order,
+	// so the same index.
+	for round := 0; len(segs) > mergeFanIn; round++ {
+		var next []string
+		for i := 0; i < len(segs); i += mergeFanIn {
+			group := segs[i:min(i+mergeFanIn, len(segs))]
+			if len(group) == 1 {
+				next = append(next, group[0])
+				continue
+			}
+			out := filepath.Join(f.workDir, fmt.Sprintf("index-round%d-%06d.zap", round, i/mergeFanIn))
+			if err := mergeSegments(group, out); err != nil {
+				return err
+			}
+			next = append(next, out)
+		}
+		segs = next
+	}
+	merged := segs[0]
+	if len(segs) > 1 {
 		merged = filepath.Join(f.workDir, "index-merged.zap")
-		if err := mergeSegments(f.segs, merged); err != nil {
+		if err := mergeSegments(segs, merged); err != nil {
 			return err
 		}
 	}

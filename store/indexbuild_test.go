@@ -115,7 +115,11 @@ func TestIndexWorkersBuildBlevesIndex(t *testing.T) {
 	}
 
 	var segs [][]byte
-	for _, workers := range []int{1, 2, 5} {
+	for _, c := range []struct{ workers, fanIn int }{{1, 64}, {2, 64}, {5, 64}, {2, 2}} {
+		workers := c.workers
+		// A fan-in of 2 merges the three batches' segments in two rounds.
+		defer func(was int) { mergeFanIn = was }(mergeFanIn)
+		mergeFanIn = c.fanIn
 		s, err := Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -156,12 +160,12 @@ func TestIndexWorkersBuildBlevesIndex(t *testing.T) {
 		v.Release()
 		for _, k := range slices.Sorted(maps.Keys(want)) {
 			if !strings.HasPrefix(k, "_id ") && !slices.Equal(got[k], want[k]) {
-				t.Errorf("%d workers: %q holds %v, bleve's builder %v", workers, k, got[k], want[k])
+				t.Errorf("%d workers, fan-in %d: %q holds %v, bleve's builder %v", workers, c.fanIn, k, got[k], want[k])
 			}
 		}
 		for k := range got {
 			if _, ok := want[k]; !ok {
-				t.Errorf("%d workers: %q is not in bleve's builder's index", workers, k)
+				t.Errorf("%d workers, fan-in %d: %q is not in bleve's builder's index", workers, c.fanIn, k)
 			}
 		}
 		seg, err := os.ReadFile(segmentOf(t, s, "v"))
@@ -173,7 +177,7 @@ func TestIndexWorkersBuildBlevesIndex(t *testing.T) {
 	}
 	for i := 1; i < len(segs); i++ {
 		if len(segs[i]) != len(segs[0]) {
-			t.Errorf("the segment's size differs with the number of workers: %d bytes against %d", len(segs[i]), len(segs[0]))
+			t.Errorf("the segment's size differs with the number of workers or the merge's rounds: %d bytes against %d", len(segs[i]), len(segs[0]))
 		}
 	}
 }

@@ -1,0 +1,42 @@
+package api
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+)
+
+// TestAccessLogKeepsTheCallOfAnAbortedAnswer: where a panic passes
+// through the access log (an answer aborted with http.ErrAbortHandler,
+// which the recovery re-panics), the call's record the request held is
+// still logged, in its one line, with status 500.
+func TestAccessLogKeepsTheCallOfAnAbortedAnswer(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	e := echo.New()
+	h := accessLog(log)(func(c echo.Context) error {
+		dispatch.LogRecorder{Logger: log}.Record(c.Request().Context(), dispatch.Record{Action: "read_documentation", Code: "ok", Status: 200})
+		panic(http.ErrAbortHandler)
+	})
+	rec := httptest.NewRecorder()
+	c := e.NewContext(httptest.NewRequest(http.MethodPost, "/api/v1/actions/read_documentation", nil), rec)
+	func() {
+		defer func() {
+			if p := recover(); p != http.ErrAbortHandler {
+				t.Errorf("the panic %v did not pass through", p)
+			}
+		}()
+		_ = h(c)
+	}()
+	got := buf.String()
+	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "msg=call") || !strings.Contains(got, "action=read_documentation") || !strings.Contains(got, "http_status=500") {
+		t.Errorf("the log of an aborted call: %q, want its one call line with status 500", got)
+	}
+}
