@@ -133,14 +133,19 @@ func (f *indexFeed) writeSegment(seq int, docs []index.Document) error {
 	return nil
 }
 
-func (f *indexFeed) add(id string, g PageGrams) error {
+// fault returns the workers' first fault, once one has reported it.
+func (f *indexFeed) fault() error {
 	select {
 	case err := <-f.errs:
 		f.err = err
 	default:
 	}
-	if f.err != nil {
-		return f.err
+	return f.err
+}
+
+func (f *indexFeed) add(id string, g PageGrams) error {
+	if err := f.fault(); err != nil {
+		return err
 	}
 	f.pending = append(f.pending, indexDoc{id, g})
 	if len(f.pending) == indexBatch {
@@ -165,13 +170,8 @@ func (f *indexFeed) close() error {
 	}
 	close(f.batches)
 	f.wg.Wait()
-	select {
-	case err := <-f.errs:
-		f.err = err
-	default:
-	}
-	if f.err != nil {
-		return f.err
+	if err := f.fault(); err != nil {
+		return err
 	}
 	if len(f.segs) == 0 {
 		return errors.New("the search index has no page")
