@@ -609,7 +609,7 @@ func TestWrkOutputParse(t *testing.T) {
 
 // BenchmarkHTTPProfile runs the server in this process, so that
 // -cpuprofile and -memprofile cover its handlers, and drives it as
-// BenchmarkHTTP does: page reads with wrk, then the same reads over MCP.
+// BenchmarkHTTP does: page reads with wrk, searches with wrk, then the page reads over MCP.
 // Its log goes to a file in batches, as a deployed server's would. Profile with
 //
 //	go test ./cmd/tzctx -run '^$' -bench 'HTTPProfile/^page$' -benchtime 1x -cpuprofile /tmp/page.cpu
@@ -665,6 +665,20 @@ func BenchmarkHTTPProfile(b *testing.B) {
 		}
 		b.ReportMetric(r.rps, "tzctx-page-rps")
 		b.ReportMetric(r.p99ms, "tzctx-page-p99-ms")
+	})
+	// Searches, for a profile of the search request's path beside the
+	// page read's.
+	b.Run("search", func(b *testing.B) {
+		paths := make([]string, len(benchQueries))
+		for i, q := range benchQueries {
+			paths[i] = "/api/v1/actions/read_documentation?query=" + url.QueryEscape(q)
+		}
+		var r wrkResult
+		for b.Loop() {
+			r = runWrk(b, wrk, dir, base, paths)
+		}
+		b.ReportMetric(r.rps, "tzctx-search-rps")
+		b.ReportMetric(r.p99ms, "tzctx-search-p99-ms")
 	})
 	b.Run("mcp-page", func(b *testing.B) {
 		var r wrkResult
