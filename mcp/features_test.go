@@ -189,14 +189,7 @@ func TestSubscriptionsNotifyChangedResourcesOnly(t *testing.T) {
 		t.Errorf("%d subscriptions held, want 2", f.s.Subscriptions())
 	}
 
-	file := filepath.Join(site, "cloud", "guides", "reading.mdx")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, append(b, []byte("\n\nA sentence added in the second version.\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	changeReadingPage(t, site)
 	activate(t, st, site)
 	f.s.ListsChanged()
 	// A second switch changes nothing. Its notice is the last thing it
@@ -218,6 +211,20 @@ func TestSubscriptionsNotifyChangedResourcesOnly(t *testing.T) {
 	}
 	if got := n.count("notifications/message"); got != 2 {
 		t.Errorf("%d notices, want one per switch: %v", got, n.all())
+	}
+}
+
+// changeReadingPage adds a sentence to the cloud page guides/reading of
+// site, so that its text, and only its, changes in the next version.
+func changeReadingPage(t *testing.T, site string) {
+	t.Helper()
+	file := filepath.Join(site, "cloud", "guides", "reading.mdx")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(b, []byte("\n\nA sentence added in the second version.\n")...), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -340,14 +347,7 @@ func TestTypeScriptClientFeatures(t *testing.T) {
 			t.Fatalf("the client's stream carried no list_changed:\n%s", stderr.String())
 		}
 	}
-	file := filepath.Join(site, "cloud", "guides", "reading.mdx")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, append(b, []byte("\n\nA sentence added in the second version.\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	changeReadingPage(t, site)
 	activate(t, st, site)
 	f.s.ListsChanged()
 	if _, err := io.WriteString(stdin, "end\n"); err != nil {

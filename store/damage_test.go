@@ -315,17 +315,8 @@ func TestCommitFailureLeavesNothing(t *testing.T) {
 // version opens, before it is served, and equal the posting lists; a
 // caller's cancelled context does not disturb them.
 func TestFrequentGramsAtOpen(t *testing.T) {
-	s, _ := Open(t.TempDir())
 	const n = 100
-	buildPages(t, s, "v", n)
-	if err := s.Activate(t.Context(), "v"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := s.Acquire()
-	defer v.Release()
+	v := servedPages(t, n)
 	for _, g := range []string{"common", "even"} {
 		f, ok := v.frequent[FieldAll+"\x00"+g]
 		if !ok {
@@ -396,17 +387,8 @@ func TestRefreshCancelled(t *testing.T) {
 // TestBitmapPostingsMatchTermReader: every posting list of every field,
 // read from the segments' bitmaps, equals the one a term reader gives.
 func TestBitmapPostingsMatchTermReader(t *testing.T) {
-	s, _ := Open(t.TempDir())
 	const n = 300
-	buildPages(t, s, "v", n)
-	if err := s.Activate(t.Context(), "v"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := s.Acquire()
-	defer v.Release()
+	v := servedPages(t, n)
 	snap, ok := v.reader.(*scorch.IndexSnapshot)
 	if !ok {
 		t.Fatalf("the index reader is a %T, not scorch's snapshot", v.reader)
@@ -446,4 +428,27 @@ func TestBitmapPostingsMatchTermReader(t *testing.T) {
 	if done, err := v.bitmapPostings(snap, FieldAll, "no such gram", got); !done || err != nil || fmt.Sprint(got) != fmt.Sprint(make([]uint64, len(got))) {
 		t.Errorf("an absent n-gram gives %x, %v, %v", got, done, err)
 	}
+}
+
+// servedPages returns the served version "v" of n pages (buildPages) of a
+// new store, held until the test ends.
+func servedPages(t *testing.T, n int) *Version {
+	t.Helper()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildPages(t, s, "v", n)
+	if err := s.Activate(t.Context(), "v"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Release)
+	return v
 }
