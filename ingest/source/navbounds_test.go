@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -314,5 +315,36 @@ func TestMkDocsCancel(t *testing.T) {
 		if got := ctx.calls.Load(); got > k+3 {
 			t.Fatalf("cancelled at look %d: it looked %d times, want it to stop at once", k+1, got)
 		}
+	}
+}
+
+// TestSummariseWarnings: past perKind warnings of one kind, one line
+// counts the rest; a kind is the wording less names, paths and numbers,
+// so "the page a is listed again" and "the page b is listed again" are
+// one kind, and other kinds keep all of theirs, in order.
+func TestSummariseWarnings(t *testing.T) {
+	var ws []string
+	for i := range 100 {
+		ws = append(ws, fmt.Sprintf("SUMMARY.md:%d: the page p%d is listed again (first at SUMMARY.md:1); the second entry is left out, remove one of the two", i+2, i%7))
+		if i%40 == 0 {
+			ws = append(ws, fmt.Sprintf("SUMMARY.md:%d: %q names no Markdown page and is left out; link a .md file", i+2, fmt.Sprint("x", i, ".txt")))
+		}
+	}
+	got := SummariseWarnings(ws, 5)
+	if len(got) != 5+1+3 {
+		t.Fatalf("%d warnings kept, want 5 of the listed-again kind, a line counting 95 more, and 3 of the other:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if !strings.HasPrefix(got[6], "SUMMARY.md: 95 more warnings like the one above are left out") || !strings.Contains(got[6], "--max-warnings") {
+		t.Errorf("the summary line is %q", got[6])
+	}
+	if !strings.Contains(got[1], "x0.txt") || !strings.Contains(got[5], "SUMMARY.md:6:") || !strings.Contains(got[7], "x40.txt") || !strings.Contains(got[8], "x80.txt") {
+		t.Errorf("order not kept:\n%s", strings.Join(got, "\n"))
+	}
+	// Within the bound nothing changes; 0 is the default bound.
+	if got := SummariseWarnings(ws[:4], 0); !slices.Equal(got, ws[:4]) {
+		t.Errorf("four warnings became %q", got)
+	}
+	if got := SummariseWarnings(ws, 0); len(got) != DefaultMaxWarnings+1+3 {
+		t.Errorf("default bound: %d warnings", len(got))
 	}
 }
