@@ -185,11 +185,16 @@ func summaryPages(ctx context.Context, dir *sitefs.Folder, root, name string, op
 	var group []string
 	seenChapter := false
 	inComment := false
-	for i, line := range strings.Split(string(data), "\n") {
+	// found holds what existing said of each file, as a chapter listed
+	// again (a million times, in one hostile summary) is looked up once.
+	found := map[string][2]string{}
+	rest := string(data)
+	for ln := 1; rest != ""; ln++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ln := i + 1
 		if ln > opts.MaxNodes {
 			return nil, &Error{File: name, Line: ln, Problem: fmt.Sprintf("the summary has more than %d lines", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
 		}
@@ -254,7 +259,12 @@ func summaryPages(ctx context.Context, dir *sitefs.Folder, root, name string, op
 			rel = strings.TrimPrefix(file, root+"/")
 		}
 		p := Page{Path: pagePath(rel), ListedIn: name, Pointer: strconv.Itoa(ln), Title: title, Group: group}
-		p.File, p.Tried = existing(dir, file)
+		f, ok := found[file]
+		if !ok {
+			f[0], f[1] = existing(dir, file)
+			found[file] = f
+		}
+		p.File, p.Tried = f[0], f[1]
 		l.add(p)
 	}
 	return t, nil
