@@ -18,11 +18,26 @@ import (
 // fuzzOptions are small bounds, so that a fuzzed file reaches them.
 var fuzzOptions = Options{MaxFileBytes: 1 << 16, MaxNodes: 2000, MaxDepth: 16}
 
-// fuzzFolder writes files into a new folder and opens it.
-func fuzzFolder(t *testing.T, files map[string][]byte) *sitefs.Folder {
-	root := t.TempDir()
+// fuzzFolder is a folder a fuzz target rewrites for each input: write
+// writes files into it, and dir reads it.
+type fuzzFolder struct {
+	root string
+	dir  *sitefs.Folder
+}
+
+func newFuzzFolder(f *testing.F) *fuzzFolder {
+	root := f.TempDir()
+	dir, err := sitefs.Open(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { dir.Close() })
+	return &fuzzFolder{root: root, dir: dir}
+}
+
+func (ff *fuzzFolder) write(t *testing.T, files map[string][]byte) *sitefs.Folder {
 	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
+		p := filepath.Join(ff.root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -30,12 +45,7 @@ func fuzzFolder(t *testing.T, files map[string][]byte) *sitefs.Folder {
 			t.Fatal(err)
 		}
 	}
-	dir, err := sitefs.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dir.Close() })
-	return dir
+	return ff.dir
 }
 
 // checkFuzzedTree checks what a reader returned for a fuzzed folder: a
@@ -81,6 +91,7 @@ func FuzzMdBookNav(f *testing.F) {
 	for i, doc := range tomlSeeds {
 		f.Add([]byte(doc), []byte(summaries[i%len(summaries)]))
 	}
+	ff := newFuzzFolder(f)
 	f.Fuzz(func(t *testing.T, bookTOML, summary []byte) {
 		if err := scanTOML(context.Background(), "book.toml", bookTOML, fuzzOptions); err != nil {
 			var se *Error
@@ -93,7 +104,7 @@ func FuzzMdBookNav(f *testing.F) {
 				}
 			}
 		}
-		dir := fuzzFolder(t, map[string][]byte{"book.toml": bookTOML, "src/SUMMARY.md": summary, "src/a.md": []byte("# A\n"), "src/README.md": []byte("# R\n")})
+		dir := ff.write(t, map[string][]byte{"book.toml": bookTOML, "src/SUMMARY.md": summary, "src/a.md": []byte("# A\n"), "src/README.md": []byte("# R\n")})
 		tree, err := MdBook{}.Read(context.Background(), dir, fuzzOptions)
 		checkFuzzedTree(t, tree, err)
 		if err == nil && !slices.IsSortedFunc(tree.Redirects, compareRedirects) {
@@ -120,8 +131,9 @@ func FuzzMkDocsNav(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	ff := newFuzzFolder(f)
 	f.Fuzz(func(t *testing.T, config []byte) {
-		dir := fuzzFolder(t, map[string][]byte{"mkdocs.yml": config, "docs/index.md": []byte("# Home\n"), "docs/guide/index.md": []byte("---\ntitle: Guide\n---\n"), "docs/guide/a.md": []byte("# A\n")})
+		dir := ff.write(t, map[string][]byte{"mkdocs.yml": config, "docs/index.md": []byte("# Home\n"), "docs/guide/index.md": []byte("---\ntitle: Guide\n---\n"), "docs/guide/a.md": []byte("# A\n")})
 		tree, err := MkDocs{}.Read(context.Background(), dir, fuzzOptions)
 		checkFuzzedTree(t, tree, err)
 	})
