@@ -2,7 +2,6 @@ package ingest_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,13 +23,7 @@ func TestWarningFlood(t *testing.T) {
 		"src/a.md":       "# A\n",
 	}
 	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, filepath.Join(dir, filepath.FromSlash(name)), body)
 	}
 	for _, c := range []struct {
 		max, want int

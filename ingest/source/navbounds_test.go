@@ -38,6 +38,33 @@ func (c *navCancelAfter) Err() error {
 	return nil
 }
 
+// obeysEveryLook reads dir with s once to count the looks at the context
+// a whole read makes (least at the least), then once for each look k,
+// cancelling the context at it: each read must return context.Canceled
+// and look no more than to return it.
+func obeysEveryLook(t *testing.T, s Source, dir *sitefs.Folder, least int64) {
+	t.Helper()
+	all := newNavCancelAfter(1 << 40)
+	if _, err := s.Read(all, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	looks := all.calls.Load()
+	if looks < least {
+		t.Fatalf("the read looked at the context %d times, want at least %d", looks, least)
+	}
+	for k := range looks {
+		ctx := newNavCancelAfter(k)
+		if _, err := s.Read(ctx, dir, Options{}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled at look %d of %d: error %v, want context.Canceled", k+1, looks, err)
+		}
+		// The reader may look again to return the context's error; a loop
+		// that went on would look again every few steps.
+		if got := ctx.calls.Load(); got > k+3 {
+			t.Fatalf("cancelled at look %d: it looked %d times, want it to stop at once", k+1, got)
+		}
+	}
+}
+
 // book is an mdBook folder whose book.toml is toml, with one page.
 func book(toml string) map[string]string {
 	return map[string]string{"book.toml": toml, "src/SUMMARY.md": "# S\n\n- [Intro](README.md)\n", "src/README.md": "# Intro\n"}
@@ -157,25 +184,7 @@ func TestBookTOMLCancel(t *testing.T) {
 		fmt.Fprintf(&b, "\"/p%d.html\" = \"/q.html\"\n", i)
 	}
 	dir := folder(t, book(b.String()))
-	all := newNavCancelAfter(1 << 40)
-	if _, err := (MdBook{}).Read(all, dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	looks := all.calls.Load()
-	if looks < 10 {
-		t.Fatalf("the read looked at the context %d times, want one every %d steps", looks, tomlCtxEvery)
-	}
-	for k := range looks {
-		ctx := newNavCancelAfter(k)
-		if _, err := (MdBook{}).Read(ctx, dir, Options{}); !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled at look %d of %d: error %v, want context.Canceled", k+1, looks, err)
-		}
-		// The reader may look again to return the context's error; a loop
-		// that went on would look again every few steps.
-		if got := ctx.calls.Load(); got > k+3 {
-			t.Fatalf("cancelled at look %d: it looked %d times, want it to stop at once", k+1, got)
-		}
-	}
+	obeysEveryLook(t, MdBook{}, dir, 10)
 	// A cancelled context stops the scan at its first step.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -299,23 +308,7 @@ func TestMkDocsAliasNodes(t *testing.T) {
 // obeyed: cancelled at the k-th look, the read returns context.Canceled.
 func TestMkDocsCancel(t *testing.T) {
 	dir := folder(t, map[string]string{"mkdocs.yml": aliasNav(2), "docs/index.md": "# Home\n"})
-	all := newNavCancelAfter(1 << 40)
-	if _, err := (MkDocs{}).Read(all, dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	looks := all.calls.Load()
-	if looks < 100 {
-		t.Fatalf("the read looked at the context %d times, want once an entry", looks)
-	}
-	for k := range looks {
-		ctx := newNavCancelAfter(k)
-		if _, err := (MkDocs{}).Read(ctx, dir, Options{}); !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled at look %d of %d: error %v, want context.Canceled", k+1, looks, err)
-		}
-		if got := ctx.calls.Load(); got > k+3 {
-			t.Fatalf("cancelled at look %d: it looked %d times, want it to stop at once", k+1, got)
-		}
-	}
+	obeysEveryLook(t, MkDocs{}, dir, 100)
 }
 
 // TestSummariseWarnings: past perKind warnings of one kind, one line

@@ -153,24 +153,10 @@ func (s *tomlScan) key(at tomlPath, header bool) (tomlPath, error) {
 
 // keyPart reads one part of a dotted key: bare, or a one-line string.
 func (s *tomlScan) keyPart() error {
-	if s.pos >= len(s.data) {
-		return s.syntax("a key is missing")
+	if s.peek('"') || s.peek('\'') {
+		return s.quoted(false)
 	}
-	switch c := s.data[s.pos]; c {
-	case '"', '\'':
-		if s.peekAt(1, c) && s.peekAt(2, c) {
-			return s.syntax("a key is a multi-line string")
-		}
-		return s.oneLineString(c)
-	}
-	start := s.pos
-	for s.pos < len(s.data) && !isTOMLKeyEnd(s.data[s.pos]) {
-		s.pos++
-	}
-	if s.pos == start {
-		return s.syntax("a key is missing")
-	}
-	return nil
+	return s.bare(isTOMLKeyEnd, "a key is missing")
 }
 
 // value reads the value of the key at path p.
@@ -178,26 +164,38 @@ func (s *tomlScan) value(p tomlPath) error {
 	if err := s.step(); err != nil {
 		return err
 	}
-	if s.pos >= len(s.data) {
-		return s.syntax("a value is missing")
-	}
-	switch c := s.data[s.pos]; c {
-	case '"', '\'':
-		if s.peekAt(1, c) && s.peekAt(2, c) {
-			return s.multiLineString(c)
-		}
-		return s.oneLineString(c)
-	case '[':
+	switch {
+	case s.peek('"') || s.peek('\''):
+		return s.quoted(true)
+	case s.peek('['):
 		return s.array(p)
-	case '{':
+	case s.peek('{'):
 		return s.inlineTable(p)
 	}
+	return s.bare(isTOMLValueEnd, "a value is missing")
+}
+
+// quoted reads a string, multi-line only where multi allows.
+func (s *tomlScan) quoted(multi bool) error {
+	q := s.data[s.pos]
+	if !s.peekAt(1, q) || !s.peekAt(2, q) {
+		return s.oneLineString(q)
+	}
+	if !multi {
+		return s.syntax("a key is a multi-line string")
+	}
+	return s.multiLineString(q)
+}
+
+// bare reads a run of bytes up to one end reports, refusing an empty one
+// as missing.
+func (s *tomlScan) bare(end func(byte) bool, missing string) error {
 	start := s.pos
-	for s.pos < len(s.data) && !isTOMLValueEnd(s.data[s.pos]) {
+	for s.pos < len(s.data) && !end(s.data[s.pos]) {
 		s.pos++
 	}
 	if s.pos == start {
-		return s.syntax("a value is missing")
+		return s.syntax(missing)
 	}
 	return nil
 }
