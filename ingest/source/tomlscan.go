@@ -203,41 +203,32 @@ func (s *tomlScan) bare(end func(byte) bool, missing string) error {
 // array reads an array, a level deeper than p; its values count an
 // entry each.
 func (s *tomlScan) array(p tomlPath) error {
-	s.pos++
-	if err := s.deeper(&p); err != nil {
-		return err
-	}
-	for {
-		if err := s.step(); err != nil {
+	return s.container(p, ']', "an array's values are not separated by commas or closed by ]", func(in tomlPath) error {
+		if err := s.value(in); err != nil {
 			return err
 		}
-		s.skipSpace(true)
-		if s.peek(']') {
-			s.pos++
-			return nil
-		}
-		if err := s.value(p); err != nil {
-			return err
-		}
-		if err := s.count(1, 0); err != nil {
-			return err
-		}
-		s.skipSpace(true)
-		switch {
-		case s.peek(','):
-			s.pos++
-		case s.peek(']'):
-			s.pos++
-			return nil
-		default:
-			return s.syntax("an array's values are not separated by commas or closed by ]")
-		}
-	}
+		return s.count(1, 0)
+	})
 }
 
 // inlineTable reads an inline table, a level deeper than p, its keys
 // under p's name.
 func (s *tomlScan) inlineTable(p tomlPath) error {
+	return s.container(p, '}', "an inline table's pairs are not separated by commas or closed by }", func(in tomlPath) error {
+		k, err := s.key(in, false)
+		if err != nil {
+			return err
+		}
+		return s.value(k)
+	})
+}
+
+// container reads an array or inline table a level deeper than p, from
+// its opening bracket to close: each item, read by item under the deeper
+// path, is followed by a comma or close (line ends and comments allowed
+// between, a trailing comma too, as the parser allows them); what names
+// the fault where neither follows.
+func (s *tomlScan) container(p tomlPath, close byte, what string, item func(in tomlPath) error) error {
 	s.pos++
 	if err := s.deeper(&p); err != nil {
 		return err
@@ -247,26 +238,22 @@ func (s *tomlScan) inlineTable(p tomlPath) error {
 			return err
 		}
 		s.skipSpace(true)
-		if s.peek('}') {
+		if s.peek(close) {
 			s.pos++
 			return nil
 		}
-		k, err := s.key(p, false)
-		if err != nil {
-			return err
-		}
-		if err := s.value(k); err != nil {
+		if err := item(p); err != nil {
 			return err
 		}
 		s.skipSpace(true)
 		switch {
 		case s.peek(','):
 			s.pos++
-		case s.peek('}'):
+		case s.peek(close):
 			s.pos++
 			return nil
 		default:
-			return s.syntax("an inline table's pairs are not separated by commas or closed by }")
+			return s.syntax(what)
 		}
 	}
 }
