@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -26,6 +27,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-llms-bytes", Usage: "largest llms.txt or llms-full.txt accepted, in bytes", Unit: "bytes", Default: DefaultMaxLLMSBytes, Int64: &o.MaxLLMSBytes},
 		{Flag: "max-nav-nodes", Usage: "most navigation entries a manifest may expand to after $ref resolution", Unit: "entries", Default: manifest.DefaultMaxNodes, Int: &o.MaxNavNodes},
 		{Flag: "max-nav-depth", Usage: "deepest nesting of objects and arrays the navigation may have", Unit: "levels", Default: manifest.DefaultMaxDepth, Int: &o.MaxNavDepth},
+		{Flag: "max-warnings", Usage: "most warnings of one kind listed for a tree's navigation; the rest are counted in one line", Unit: "warnings", Default: source.DefaultMaxWarnings, Int: &o.MaxWarnings},
 		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
 		{Flag: "max-library-file-bytes", Usage: "largest library file (and library.json) accepted, in bytes", Unit: "bytes", Default: DefaultMaxLibraryFileBytes, Int64: &o.MaxLibraryFileBytes},
 		{Flag: "max-library-bytes", Usage: "most bytes the library's files may hold together", Unit: "bytes", Default: DefaultMaxLibraryBytes, Int64: &o.MaxLibraryBytes},

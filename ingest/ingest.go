@@ -72,6 +72,9 @@ type Options struct {
 	// MaxNavDepth bounds the nesting of the navigation; 0 means
 	// manifest.DefaultMaxDepth.
 	MaxNavDepth int
+	// MaxWarnings bounds the warnings of one kind a tree's reader's list
+	// keeps; 0 means source.DefaultMaxWarnings.
+	MaxWarnings int
 	// Library is the library folder to publish with the trees
 	// (SiteLibrary finds a site folder's); "" publishes none.
 	Library string

@@ -129,7 +129,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 	if err := checkRoutes(src, nav.Pages); err != nil {
 		return fail(err)
 	}
-	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: nav.Warnings,
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
 		format: format.Format(), navigation: nav.Navigation}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")

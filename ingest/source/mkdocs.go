@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 )
 
@@ -96,7 +97,7 @@ func (MkDocs) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 		}
 		return t, nil
 	}
-	r := &mkdocsReader{ctx: ctx, dir: dir, opts: opts, file: name, docsDir: dd, tree: t, list: newLister(t)}
+	r := &mkdocsReader{ctx: ctx, dir: dir, opts: opts, file: name, docsDir: dd, tree: t, list: newLister(t), titles: map[string]string{}}
 	if err := r.items(nav, nil, 0); err != nil {
 		return nil, err
 	}
@@ -111,19 +112,35 @@ type mkdocsReader struct {
 	docsDir string
 	tree    *Tree
 	list    *lister
-	nodes   int
+	// nodes counts the nav entries visited: every list, mapping, entry of
+	// a mapping and alias followed, so that aliases, which YAML lets
+	// repeat a part of the nav at the cost of a few bytes, count all they
+	// expand to against Options.MaxNodes.
+	nodes int
+	// titles holds the title of each index page a section is labelled by,
+	// read once however often aliases repeat the section.
+	titles map[string]string
+}
+
+// visit counts one nav entry against the node bound, and looks at the
+// context.
+func (r *mkdocsReader) visit(n *yaml.Node) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	if r.nodes++; r.nodes > r.opts.MaxNodes {
+		return &Error{File: r.file, Line: n.Line, Problem: fmt.Sprintf("the nav has more than %d entries (an entry a YAML alias repeats counts each time)", r.opts.MaxNodes), Fix: "shorten the nav, or raise the bound with --max-nav-nodes", Err: manifest.ErrTooManyNodes}
+	}
+	return nil
 }
 
 // items reads a nav list (or a single entry) under the group path.
 func (r *mkdocsReader) items(n *yaml.Node, group []string, depth int) error {
-	if err := r.ctx.Err(); err != nil {
-		return err
-	}
 	if depth > r.opts.MaxDepth {
 		return &Error{File: r.file, Line: n.Line, Problem: fmt.Sprintf("the nav nests deeper than the bound of %d (a YAML alias that holds itself loops for ever)", r.opts.MaxDepth), Fix: "flatten the nav, remove the alias, or raise the bound with --max-nav-depth"}
 	}
-	if r.nodes++; r.nodes > r.opts.MaxNodes {
-		return &Error{File: r.file, Line: n.Line, Problem: fmt.Sprintf("the nav has more than %d entries", r.opts.MaxNodes), Fix: "shorten the nav, or raise the bound with --max-nav-nodes"}
+	if err := r.visit(n); err != nil {
+		return err
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		return r.items(n.Alias, group, depth+1)
@@ -141,8 +158,17 @@ func (r *mkdocsReader) items(n *yaml.Node, group []string, depth int) error {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			label, v := n.Content[i].Value, n.Content[i+1]
-			for v.Kind == yaml.AliasNode && v.Alias != nil && depth < r.opts.MaxDepth {
-				v, depth = v.Alias, depth+1
+			// Each entry, and each alias it follows, counts a node; the depth
+			// the aliases add is this entry's alone.
+			if err := r.visit(v); err != nil {
+				return err
+			}
+			d := depth
+			for v.Kind == yaml.AliasNode && v.Alias != nil && d < r.opts.MaxDepth {
+				v, d = v.Alias, d+1
+				if err := r.visit(v); err != nil {
+					return err
+				}
 			}
 			if v.Kind == yaml.ScalarNode {
 				if err := r.page(label, v, group); err != nil {
@@ -153,7 +179,7 @@ func (r *mkdocsReader) items(n *yaml.Node, group []string, depth int) error {
 			if label == "" {
 				label = r.sectionLabel(v)
 			}
-			if err := r.items(v, append(append([]string(nil), group...), label), depth+1); err != nil {
+			if err := r.items(v, append(append([]string(nil), group...), label), d+1); err != nil {
 				return err
 			}
 		}
@@ -203,8 +229,16 @@ func (r *mkdocsReader) sectionLabel(v *yaml.Node) string {
 	if !ok {
 		return ""
 	}
-	return pageTitle(r.ctx, r.dir, file, r.opts)
+	title, ok := r.titles[file]
+	if !ok {
+		title = readPageTitle(r.ctx, r.dir, file, r.opts)
+		r.titles[file] = title
+	}
+	return title
 }
+
+// readPageTitle is pageTitle; a test counts its calls.
+var readPageTitle = pageTitle
 
 // pageTitle is a page file's front matter title, else its first level-1
 // heading; "" where it has neither or does not read.

@@ -1,11 +1,13 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +42,11 @@ func (MdBook) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 	opts = opts.withDefaults()
 	data, err := readNav(ctx, dir, "book.toml", opts)
 	if err != nil {
+		return nil, err
+	}
+	// The parser has no bound of its own: the scan holds its input to the
+	// bounds of opts first.
+	if err := scanTOML(ctx, "book.toml", data, opts); err != nil {
 		return nil, err
 	}
 	var cfg struct {
@@ -78,20 +85,32 @@ func (MdBook) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 	if cfg.Book.Title != "" {
 		t.Name = cfg.Book.Title
 	}
+	// The scan bounded the redirects' number with the file's entries.
+	t.Redirects = make([]Redirect, 0, len(cfg.Output.HTML.Redirect))
 	for from, to := range cfg.Output.HTML.Redirect {
+		if len(t.Redirects)%tomlCtxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		t.Redirects = append(t.Redirects, Redirect{Source: "/" + strings.TrimPrefix(strings.TrimSuffix(from, ".html"), "/"), Destination: strings.TrimSuffix(to, ".html")})
 	}
 	sortRedirects(t.Redirects)
 	return t, nil
 }
 
-// sortRedirects orders redirects by source, as a TOML table has no order.
-func sortRedirects(rs []Redirect) {
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].Source < rs[j-1].Source; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
+// sortRedirects orders redirects by source (then destination, as "x"
+// and "x.html" are one source), as a TOML table has no order.
+func sortRedirects(rs []Redirect) { sortRedirectsBy(rs, compareRedirects) }
+
+// sortRedirectsBy sorts redirects with compare, in O(n log n) calls of
+// it (a test counts them).
+func sortRedirectsBy(rs []Redirect, compare func(a, b Redirect) int) {
+	slices.SortFunc(rs, compare)
+}
+
+func compareRedirects(a, b Redirect) int {
+	return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Destination, b.Destination))
 }
 
 // Format implements Source.
@@ -166,11 +185,16 @@ func summaryPages(ctx context.Context, dir *sitefs.Folder, root, name string, op
 	var group []string
 	seenChapter := false
 	inComment := false
-	for i, line := range strings.Split(string(data), "\n") {
+	// found holds what existing said of each file, as a chapter listed
+	// again (a million times, in one hostile summary) is looked up once.
+	found := map[string][2]string{}
+	rest := string(data)
+	for ln := 1; rest != ""; ln++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ln := i + 1
 		if ln > opts.MaxNodes {
 			return nil, &Error{File: name, Line: ln, Problem: fmt.Sprintf("the summary has more than %d lines", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
 		}
@@ -235,7 +259,12 @@ func summaryPages(ctx context.Context, dir *sitefs.Folder, root, name string, op
 			rel = strings.TrimPrefix(file, root+"/")
 		}
 		p := Page{Path: pagePath(rel), ListedIn: name, Pointer: strconv.Itoa(ln), Title: title, Group: group}
-		p.File, p.Tried = existing(dir, file)
+		f, ok := found[file]
+		if !ok {
+			f[0], f[1] = existing(dir, file)
+			found[file] = f
+		}
+		p.File, p.Tried = f[0], f[1]
 		l.add(p)
 	}
 	return t, nil
