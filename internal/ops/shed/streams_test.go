@@ -59,7 +59,7 @@ func TestGuardDetachGivesTheSlotBack(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0)}
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0)}
 	srv := httptest.NewServer(g.Wrap(shed.Surface{Transport: "http"}, next))
 	defer srv.Close()
 	done := make(chan struct{})
