@@ -6,12 +6,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
+	"github.com/turnzerocloud/tzctx/mcp"
 )
 
 // clientFrom is an HTTP client whose connections leave from the loopback
@@ -181,4 +184,31 @@ func mcpPost(t *testing.T, ctx context.Context, base, sid, body string, hold boo
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, resp.Header
+}
+
+// TestLoadConfigCallerShareAndCompletions: max_in_flight_per_caller
+// defaults to a quarter of max_in_flight (at least 1) and mcp_completions
+// to the MCP front end's defaults; given values are taken.
+func TestLoadConfigCallerShareAndCompletions(t *testing.T) {
+	d := DefaultConfig()
+	if d.PerCaller() != 16 || d.MCPCompletions.bounds() != (mcp.CompletionBounds{MaxValueChars: 256, MaxWords: 16, MaxCandidates: 100000}) {
+		t.Fatalf("defaults: a share of %d slots, completions %+v", d.PerCaller(), d.MCPCompletions)
+	}
+	f := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(f, []byte(`{"max_in_flight": 3, "mcp_completions": {"max_value_chars": 100, "max_words": 4, "max_candidates": 500}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PerCaller() != 1 || c.MCPCompletions != (MCPCompletionsConfig{MaxValueChars: 100, MaxWords: 4, MaxCandidates: 500}) {
+		t.Fatalf("a share of %d slots of 3, completions %+v", c.PerCaller(), c.MCPCompletions)
+	}
+	if err := os.WriteFile(f, []byte(`{"max_in_flight": 8, "max_in_flight_per_caller": 8}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadConfig(f); err != nil || c.PerCaller() != 8 {
+		t.Fatalf("max_in_flight_per_caller 8 of 8: %d, %v", c.PerCaller(), err)
+	}
 }
