@@ -274,7 +274,7 @@ func (g *Guard) whose(bearer string, known bool) string {
 	case bearer != "":
 		return "calls from this address with no credential this server knows hold"
 	case g.anonymous() == Shared:
-		return "anonymous callers, who share one share, hold"
+		return "anonymous callers, one caller under the shared rule, hold"
 	}
 	return "anonymous calls from this address hold"
 }
