@@ -39,6 +39,9 @@ type Options struct {
 	// NoticesPerMinute bounds the log notices (notifications/message)
 	// one session is sent in a minute; 0 means DefaultNoticesPerMinute.
 	NoticesPerMinute int
+	// Completions bound the work of one completion/complete; a bound
+	// left at 0 takes its default (CompletionBounds).
+	Completions CompletionBounds
 }
 
 // Server is the MCP front end over one dispatcher. Its lists are computed
@@ -108,8 +111,8 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
 		server.WithCompletions(),
-		server.WithPromptCompletionProvider(completer{s}),
-		server.WithResourceCompletionProvider(completer{s}),
+		server.WithPromptCompletionProvider(completer{s, opts.Completions.withDefaults()}),
+		server.WithResourceCompletionProvider(completer{s, opts.Completions.withDefaults()}),
 		server.WithHooks(hooks),
 		server.WithToolFilter(s.filterTools),
 		server.WithPromptFilter(s.filterPrompts),

@@ -64,6 +64,12 @@ type Config struct {
 	// QueueWait for a slot, then is shed (503 with Retry-After).
 	MaxInFlight int      `json:"max_in_flight"`
 	QueueWait   Duration `json:"queue_wait"`
+	// MaxInFlightPerCaller bounds the slots of MaxInFlight one caller
+	// (a credential; anonymous callers by remote address) holds at once;
+	// beyond it its call is refused 429 at once. 0 means
+	// shed.DefaultPerCaller(MaxInFlight), a quarter; MaxInFlight gives
+	// a caller every slot.
+	MaxInFlightPerCaller int `json:"max_in_flight_per_caller"`
 	// RateLimit, where set, gives each caller a token bucket; a request
 	// beyond it is refused rate_limited (429 with Retry-After).
 	RateLimit *RateLimitConfig `json:"rate_limit"`
@@ -71,6 +77,8 @@ type Config struct {
 	// call slot; MCPSessions bounds its sessions.
 	MCPStreams  MCPStreamsConfig  `json:"mcp_streams"`
 	MCPSessions MCPSessionsConfig `json:"mcp_sessions"`
+	// MCPCompletions bounds the work of one MCP completion/complete.
+	MCPCompletions MCPCompletionsConfig `json:"mcp_completions"`
 	// MaxVersionSize bounds the total size, in bytes, of a version that tzctx
 	// import or a following server takes from an archive, checked from
 	// its manifest before anything is written.
@@ -105,6 +113,26 @@ type MCPSessionsConfig struct {
 	PerCaller          int `json:"per_caller"`
 	Total              int `json:"total"`
 	MaxInitializeBytes int `json:"max_initialize_bytes"`
+}
+
+// MCPCompletionsConfig bounds one completion/complete: the characters
+// and words of the value completed (a value over either completes to no
+// values) and the candidates (pages, trees) it considers.
+type MCPCompletionsConfig struct {
+	MaxValueChars int `json:"max_value_chars"`
+	MaxWords      int `json:"max_words"`
+	MaxCandidates int `json:"max_candidates"`
+}
+
+// check refuses a bound that is not positive, naming the member.
+func (m MCPCompletionsConfig) check() error {
+	return positiveBounds("mcp_completions", []string{"max_value_chars", "max_words", "max_candidates"}, []int{m.MaxValueChars, m.MaxWords, m.MaxCandidates},
+		[]int{mcp.DefaultCompletionValueChars, mcp.DefaultCompletionWords, mcp.DefaultCompletionCandidates})
+}
+
+// bounds are the completion bounds the MCP front end takes.
+func (m MCPCompletionsConfig) bounds() mcp.CompletionBounds {
+	return mcp.CompletionBounds{MaxValueChars: m.MaxValueChars, MaxWords: m.MaxWords, MaxCandidates: m.MaxCandidates}
 }
 
 // check refuses a bound that is not positive, naming the member.
@@ -222,6 +250,15 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // at once rather than queued.
 const DefaultMaxInFlight = 64
 
+// PerCaller is the share of MaxInFlight one caller may hold:
+// MaxInFlightPerCaller, else shed.DefaultPerCaller's quarter.
+func (c Config) PerCaller() int {
+	if c.MaxInFlightPerCaller > 0 {
+		return min(c.MaxInFlightPerCaller, c.MaxInFlight)
+	}
+	return shed.DefaultPerCaller(c.MaxInFlight)
+}
+
 // DefaultAnswerCacheBytes is answer_cache_bytes's default, 32 MiB.
 const DefaultAnswerCacheBytes = 32 << 20
 
@@ -243,6 +280,7 @@ func DefaultConfig() Config {
 		QueueWait:      Duration(100 * time.Millisecond),
 		MCPStreams:     MCPStreamsConfig{PerCaller: mcp.DefaultStreamsPerCaller, Total: mcp.DefaultStreamsTotal, MaxListenBytes: mcp.DefaultMaxListenBytes},
 		MCPSessions:    MCPSessionsConfig{PerCaller: mcp.DefaultSessionsPerCaller, Total: mcp.DefaultSessionsTotal, MaxInitializeBytes: mcp.DefaultMaxInitializeBytes},
+		MCPCompletions: MCPCompletionsConfig{MaxValueChars: mcp.DefaultCompletionValueChars, MaxWords: mcp.DefaultCompletionWords, MaxCandidates: mcp.DefaultCompletionCandidates},
 		MaxVersionSize: store.DefaultMaxVersionBytes,
 
 		MCPSubscriptionsPerSession: mcp.DefaultSubscriptionsPerSession,
@@ -373,7 +411,13 @@ func LoadConfig(path string) (Config, error) {
 	if c.MaxInFlight <= 0 {
 		return fail("max_in_flight: %d is not a positive bound; give the requests of /api/v1/actions and /mcp to run at once, such as %d", c.MaxInFlight, DefaultMaxInFlight)
 	}
+	if c.MaxInFlightPerCaller < 0 || c.MaxInFlightPerCaller > c.MaxInFlight {
+		return fail("max_in_flight_per_caller: %d is not between 1 and max_in_flight (%d); give the calls one caller may run at once, leave it out for a quarter of max_in_flight, or give max_in_flight to let one caller take every slot", c.MaxInFlightPerCaller, c.MaxInFlight)
+	}
 	if err := c.RateLimit.check(); err != nil {
+		return fail("%v", err)
+	}
+	if err := c.MCPCompletions.check(); err != nil {
 		return fail("%v", err)
 	}
 	if err := c.MCPStreams.check(); err != nil {

@@ -104,6 +104,10 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"allowed host with a port", `{"allowed_hosts": ["docs.example.com", "docs.example.com:443"]}`,
 			[]string{`allowed_hosts[1]: "docs.example.com:443" is not a host name`}},
 		{"rate limit unknown member", `{"rate_limit": {"per_second": 5, "burst": 5, "per_minute": 5}}`, []string{`unknown field "per_minute"`}},
+		{"negative share of slots", `{"max_in_flight_per_caller": -1}`, []string{"max_in_flight_per_caller: -1 is not between 1 and max_in_flight (64)"}},
+		{"share above every slot", `{"max_in_flight": 8, "max_in_flight_per_caller": 9}`, []string{"max_in_flight_per_caller: 9 is not between 1 and max_in_flight (8)"}},
+		{"zero completion words", `{"mcp_completions": {"max_words": 0}}`, []string{"mcp_completions.max_words: 0 is not a positive bound", "16 (the default)"}},
+		{"negative completion candidates", `{"mcp_completions": {"max_candidates": -5}}`, []string{"mcp_completions.max_candidates: -5 is not a positive bound"}},
 	}
 	dir := t.TempDir()
 	for i, c := range cases {

@@ -77,7 +77,8 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
 		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site,
-		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute})
+		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute,
+		Completions: cfg.MCPCompletions.bounds()})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,9 @@ func buildVersion() string {
 // accessLogged logs one line per request to h, as the HTTP API does: the
 // line of the call the request made (an MCP tools/call), with method,
 // path, status and duration, or an "http" line of those four; never the
-// query string.
+// query string. A request whose client went away before any answer was
+// written (mcp-go writes none to a connection that has closed) is logged
+// with statusClientClosed, not the 200 no one received.
 func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -130,8 +133,11 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 		done := false
 		defer func() {
 			status := sw.status
-			if !done {
+			switch {
+			case !done:
 				status = http.StatusInternalServerError
+			case !sw.wrote && r.Context().Err() != nil:
+				status = statusClientClosed
 			}
 			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
 		}()
@@ -140,15 +146,27 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 	})
 }
 
-// statusWriter remembers the status written through it.
+// statusClientClosed is the status the access log gives a request whose
+// client closed its connection before an answer was written: nginx's
+// 499, "client closed request", which no answer carries.
+const statusClientClosed = 499
+
+// statusWriter remembers the status written through it, and whether any
+// answer was.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	wrote  bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
+	w.status, w.wrote = code, true
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the connection (flushes,

@@ -11,12 +11,13 @@ import (
 )
 
 // newGuard returns the guard of tzctx serve's calls: max_in_flight slots
-// shared by /api/v1/actions and /mcp, and rate_limit's buckets where it
-// is set. Refusals are recorded through d and counted by meter (nil
-// counts none).
+// shared by /api/v1/actions and /mcp, of which one caller holds at most
+// max_in_flight_per_caller, and rate_limit's buckets where it is set.
+// Refusals are recorded through d and counted by meter (nil counts
+// none).
 func newGuard(cfg Config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.Guard {
 	g := &shed.Guard{
-		Limiter:       shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait)),
+		Limiter:       shed.NewLimiter(cfg.MaxInFlight, time.Duration(cfg.QueueWait), cfg.PerCaller()),
 		BodyLimit:     cfg.BodyLimitBytes,
 		Refuser:       d,
 		Authenticator: d,

@@ -66,6 +66,12 @@ func mcpInitialize(t *testing.T, base, token string) (int, string, []byte) {
 // postWithHeaders POSTs an action and returns the response headers too.
 func postWithHeaders(t *testing.T, base, action string, body any, header ...string) (int, http.Header, []byte) {
 	t.Helper()
+	return postVia(t, httpClient, base, action, body, header...)
+}
+
+// postVia is postWithHeaders through client c.
+func postVia(t *testing.T, c *http.Client, base, action string, body any, header ...string) (int, http.Header, []byte) {
+	t.Helper()
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/actions/"+action, bytes.NewReader(b))
 	if err != nil {
@@ -75,7 +81,7 @@ func postWithHeaders(t *testing.T, base, action string, body any, header ...stri
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := httpClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +113,9 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 	ingestSample(t, dataDir, "v1")
 	entered, release := holdCalls(t)
 	cfg := testConfig(time.Hour)
-	cfg.MaxInFlight, cfg.QueueWait = 2, 0
+	// Both held calls come from one address: it may take every slot, so
+	// the bound of the server is what is reached.
+	cfg.MaxInFlight, cfg.MaxInFlightPerCaller, cfg.QueueWait = 2, 2, 0
 	const token = "shed-test-token"
 	cfg.Credentials = []identity.Credential{{TokenSHA256: sha256Hex(token), Account: "acme", Application: "shed-bot"}}
 	srv := startServer(t, dataDir, cfg)

@@ -52,7 +52,9 @@ var _ Refuser = (*dispatch.Dispatcher)(nil)
 // zero value, or a nil *Guard, passes every request on.
 type Guard struct {
 	// Limiter bounds the requests in flight of every front end the
-	// guard wraps; nil bounds none.
+	// guard wraps, and the share of them one caller holds (keyed as
+	// the rate limit keys callers, but that the Unlimited rule keys
+	// anonymous callers by address too); nil bounds none.
 	Limiter *Limiter
 	// Buckets rate-limit callers; nil limits none.
 	Buckets *Buckets
@@ -130,7 +132,7 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 			bearer = ""
 		}
 		known := bearer != ""
-		if known && g.Buckets != nil && g.Authenticator != nil {
+		if known && (g.Buckets != nil || g.Limiter.Shared()) && g.Authenticator != nil {
 			// The answer, a refusal included, rides on the request: the
 			// front end and the dispatcher take it rather than resolving
 			// again, which could answer otherwise (an identity provider
@@ -188,8 +190,20 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 			unbuffer = sync.OnceFunc(unbuffer)
 			defer unbuffer()
 			r = g.buffered(r)
-			release, ok := g.Limiter.Acquire(r.Context())
-			if !ok {
+			release, err := g.Limiter.AcquireFor(r.Context(), g.caller(bearer, known, r))
+			if errors.Is(err, ErrCallerShare) {
+				// The caller's own calls hold its share: it is told to
+				// send fewer at once, as a rate limit tells it to send
+				// fewer a second.
+				err := &tzctx.Error{Code: tzctx.RateLimited, Status: http.StatusTooManyRequests,
+					Detail: fmt.Sprintf("%s %d calls in flight, the share of the server's %d call slots one caller may hold; retry after 1 s, once one of them has ended, or send fewer calls at once", g.whose(bearer, known), g.Limiter.PerCaller(), g.Limiter.Max())}
+				g.refuse(w, r, s, bearer, err, 1)
+				if g.Observer != nil {
+					g.Observer.RateLimited(s.Transport)
+				}
+				return
+			}
+			if err != nil {
 				err := &tzctx.Error{Code: tzctx.ContextUnavailable,
 					Detail: fmt.Sprintf("the server is at its bound of %d calls in flight; retry after 1 s", g.Limiter.Max())}
 				g.refuse(w, r, s, bearer, err, 1)
@@ -233,11 +247,52 @@ func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 	case g.anonymous() == Unlimited:
 		return "", false
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+	return "address:" + AddressKey(r.RemoteAddr), true
+}
+
+// caller is the key whose share of the call slots a request takes: a
+// known credential's hash prefix; for a credential that does not
+// resolve, its address, whatever the anonymous rule; for an anonymous
+// caller, its address, or one key for all under the Shared rule. The
+// Unlimited rule, which leaves anonymous callers out of the rate limit,
+// does not leave them out of the share: each address has one.
+func (g *Guard) caller(bearer string, known bool, r *http.Request) string {
+	switch {
+	case bearer != "" && known:
+		return "credential:" + dispatch.CredentialPrefix(bearer)
+	case bearer == "" && g.anonymous() == Shared:
+		return "anonymous"
 	}
-	return "address:" + host, true
+	return "address:" + AddressKey(r.RemoteAddr)
+}
+
+// whose names, for a refusal's detail, the caller whose share is held.
+func (g *Guard) whose(bearer string, known bool) string {
+	switch {
+	case bearer != "" && known:
+		return "this credential holds"
+	case bearer != "":
+		return "calls from this address with no credential this server knows hold"
+	case g.anonymous() == Shared:
+		return "anonymous callers, one caller under the shared rule, hold"
+	}
+	return "anonymous calls from this address hold"
+}
+
+// AddressKey is a remote address (host:port) as callers are told apart
+// by address: an IPv4 address whole, an IPv6 address by its /64 prefix,
+// one host's share of addresses, so that a host is one caller however
+// many addresses of its network it sends from.
+func AddressKey(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || ip.To4() != nil {
+		return host
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // refuse records err through the refuser and answers it with Retry-After.

@@ -16,6 +16,7 @@ package shed
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -23,30 +24,100 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Limiter bounds the calls in flight. Beyond its bound a call waits at
-// most the limiter's wait for a slot, then is shed. A nil *Limiter bounds
-// nothing.
+// Limiter bounds the calls in flight, and the share of them one caller
+// may hold. Beyond its bound a call waits at most the limiter's wait for
+// a slot, then is shed; a caller at its share is refused at once, so one
+// caller's long calls cannot hold the slots every other caller needs. A
+// nil *Limiter bounds nothing.
 type Limiter struct {
-	slots chan struct{}
-	wait  time.Duration
+	slots     chan struct{}
+	wait      time.Duration
+	perCaller int
+
+	mu   sync.Mutex
+	held map[string]int // by caller: the calls holding or waiting for a slot
 }
+
+// Errors of Limiter.AcquireFor: which bound was reached.
+var (
+	// ErrCallerShare is a caller's share of the slots: it holds, or
+	// waits for, as many as PerCaller.
+	ErrCallerShare = errors.New("shed: the caller holds its share of the call slots")
+	// ErrFull is the bound of calls in flight: no slot came free within
+	// the limiter's wait.
+	ErrFull = errors.New("shed: no call slot came free")
+)
 
 // NewLimiter returns a limiter of max calls in flight whose callers wait
-// at most wait (0: not at all) for a slot. max must be positive.
-func NewLimiter(max int, wait time.Duration) *Limiter {
-	if max <= 0 {
+// at most wait (0: not at all) for a slot, one caller (AcquireFor)
+// holding at most perCaller of them at once (0, or max or more: as many
+// as max). max must be positive and perCaller not negative.
+func NewLimiter(max int, wait time.Duration, perCaller int) *Limiter {
+	if max <= 0 || perCaller < 0 {
 		panic("shed: NewLimiter with a bound that is not positive")
 	}
-	return &Limiter{slots: make(chan struct{}, max), wait: wait}
+	if perCaller == 0 || perCaller > max {
+		perCaller = max
+	}
+	return &Limiter{slots: make(chan struct{}, max), wait: wait, perCaller: perCaller, held: map[string]int{}}
 }
 
-// Acquire takes a slot, waiting at most the limiter's wait or until ctx
-// ends. It returns the function that gives the slot back, or ok false
-// where no slot came free.
+// DefaultPerCaller is the share of max slots one caller holds where its
+// configuration sets none: a quarter, at least one, so that callers
+// other than the busiest three always find slots.
+func DefaultPerCaller(slots int) int { return max(1, slots/4) }
+
+// Acquire takes a slot, whoever the caller, waiting at most the limiter's
+// wait or until ctx ends. It returns the function that gives the slot
+// back, or ok false where no slot came free.
 func (l *Limiter) Acquire(ctx context.Context) (release func(), ok bool) {
 	if l == nil {
 		return func() {}, true
 	}
+	return l.acquire(ctx)
+}
+
+// AcquireFor takes a slot for caller (a key such as the guard's: a
+// credential's hash prefix, an anonymous caller's address), as Acquire
+// does, unless caller already holds or waits for its share of slots
+// (ErrCallerShare, at once, where the share is less than every slot);
+// ErrFull where no slot came free. A call
+// counts against its caller's share from the moment it asks until it
+// gives its slot back (release), which it does once.
+func (l *Limiter) AcquireFor(ctx context.Context, caller string) (release func(), err error) {
+	if l == nil {
+		return func() {}, nil
+	}
+	if !l.Shared() {
+		// A caller may hold every slot: only the bound of all is met.
+		if slot, ok := l.acquire(ctx); ok {
+			return slot, nil
+		}
+		return nil, ErrFull
+	}
+	l.mu.Lock()
+	if l.held[caller] >= l.perCaller {
+		l.mu.Unlock()
+		return nil, ErrCallerShare
+	}
+	l.held[caller]++
+	l.mu.Unlock()
+	leave := func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.held[caller]--; l.held[caller] <= 0 {
+			delete(l.held, caller)
+		}
+	}
+	slot, ok := l.acquire(ctx)
+	if !ok {
+		leave()
+		return nil, ErrFull
+	}
+	return sync.OnceFunc(func() { slot(); leave() }), nil
+}
+
+func (l *Limiter) acquire(ctx context.Context) (release func(), ok bool) {
 	select {
 	case l.slots <- struct{}{}:
 		return l.release, true
@@ -83,6 +154,18 @@ func (l *Limiter) Max() int {
 	}
 	return cap(l.slots)
 }
+
+// PerCaller is the share of the slots one caller may hold at once; 0
+// for a nil limiter.
+func (l *Limiter) PerCaller() int {
+	if l == nil {
+		return 0
+	}
+	return l.perCaller
+}
+
+// Shared reports whether one caller may hold fewer slots than all.
+func (l *Limiter) Shared() bool { return l != nil && l.perCaller < cap(l.slots) }
 
 // DefaultMaxBuckets is the default bound of the buckets Buckets keeps:
 // to have a caller never seen before refused, every kept bucket must be

@@ -21,7 +21,7 @@ import (
 )
 
 func TestLimiterBoundsAndWaits(t *testing.T) {
-	l := shed.NewLimiter(2, 0)
+	l := shed.NewLimiter(2, 0, 0)
 	r1, ok1 := l.Acquire(context.Background())
 	_, ok2 := l.Acquire(context.Background())
 	if !ok1 || !ok2 || l.InFlight() != 2 {
@@ -36,7 +36,7 @@ func TestLimiterBoundsAndWaits(t *testing.T) {
 	}
 
 	// A waiting caller takes a slot released within its wait.
-	w := shed.NewLimiter(1, 5*time.Second)
+	w := shed.NewLimiter(1, 5*time.Second, 0)
 	rel, _ := w.Acquire(context.Background())
 	go func() { time.Sleep(20 * time.Millisecond); rel() }()
 	if _, ok := w.Acquire(context.Background()); !ok {
@@ -48,7 +48,7 @@ func TestLimiterBoundsAndWaits(t *testing.T) {
 	if _, ok := w.Acquire(ctx); ok {
 		t.Fatal("a caller whose context ended took a slot that was never released")
 	}
-	short := shed.NewLimiter(1, 30*time.Millisecond)
+	short := shed.NewLimiter(1, 30*time.Millisecond, 0)
 	short.Acquire(context.Background())
 	start := time.Now()
 	if _, ok := short.Acquire(context.Background()); ok {
@@ -241,7 +241,7 @@ func TestGuardShedsWith503(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	ref, obs := &fakeRefuser{}, &counts{shed: map[string]int{}, limited: map[string]int{}}
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0), Refuser: ref, Observer: obs}
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0), Refuser: ref, Observer: obs}
 	h := g.Wrap(shed.Surface{
 		Transport: dispatch.TransportHTTP,
 		Applies:   func(r *http.Request) bool { return r.URL.Path != "/healthz" },
@@ -345,7 +345,7 @@ func TestGuardRateLimitsPerCredential(t *testing.T) {
 // A caller sending its body slowly holds no slot: the guard reads the
 // body before it takes one.
 func TestGuardReadsTheBodyBeforeTakingASlot(t *testing.T) {
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0)}
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0)}
 	var got []string
 	var mu sync.Mutex
 	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -394,7 +394,7 @@ func TestGuardReadsTheBodyBeforeTakingASlot(t *testing.T) {
 
 // A body over the bound is passed on whole for the front end to refuse.
 func TestGuardPassesAnOverlongBodyOn(t *testing.T) {
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0), BodyLimit: 8}
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0), BodyLimit: 8}
 	var n int
 	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -456,7 +456,7 @@ func TestGuardGivesMadeUpCredentialsNoBucket(t *testing.T) {
 // memory without bound: a request whose body would pass the budget is
 // shed 503 with Retry-After, and the budget is given back as calls end.
 func TestGuardBoundsTheBytesReadAhead(t *testing.T) {
-	g := &shed.Guard{Limiter: shed.NewLimiter(10, 0), BodyLimit: 1000, BufferBudget: 1500}
+	g := &shed.Guard{Limiter: shed.NewLimiter(10, 0, 0), BodyLimit: 1000, BufferBudget: 1500}
 	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.ReadAll(r.Body)
 	}))
@@ -498,7 +498,7 @@ func TestGuardBoundsTheBytesReadAhead(t *testing.T) {
 // access log bounds one.
 func TestGuardLogsItsRefusals(t *testing.T) {
 	var logs bytes.Buffer
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0)}
+	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0)}
 	release, _ := g.Limiter.Acquire(context.Background())
 	defer release()
 	s := shed.Surface{Transport: dispatch.TransportHTTP, Log: slog.New(slog.NewTextHandler(&logs, nil))}

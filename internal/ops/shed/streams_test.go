@@ -59,7 +59,9 @@ func TestGuardDetachGivesTheSlotBack(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0)}
+	// One slot a caller: the stream's caller calls again once it has
+	// detached, so Detach gives its share back too.
+	g := &shed.Guard{Limiter: shed.NewLimiter(2, 0, 1)}
 	srv := httptest.NewServer(g.Wrap(shed.Surface{Transport: "http"}, next))
 	defer srv.Close()
 	done := make(chan struct{})
