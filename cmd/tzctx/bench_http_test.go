@@ -182,7 +182,13 @@ func startServeBenchPID(b *testing.B, bin, data, dir string) (string, int) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logf.Close() })
-	cmd := exec.Command(bin, "--data", data, "serve", "--addr", addr)
+	// The load comes from one address, so one caller may hold every
+	// call slot (max_in_flight_per_caller), as behind a proxy.
+	cfgPath := filepath.Join(dir, "serve-bench.json")
+	if err := os.WriteFile(cfgPath, []byte(`{"max_in_flight_per_caller": 64}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--data", data, "serve", "--config", cfgPath, "--addr", addr)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(benchCPUs))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	startKilled(b, cmd)

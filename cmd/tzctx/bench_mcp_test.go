@@ -148,6 +148,8 @@ func startServeInProcess(b *testing.B, data, dir string) string {
 	slog.SetDefault(slog.New(slog.NewTextHandler(logf, nil)))
 	cfg := server.DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
+	// The load comes from one address: let it hold every call slot.
+	cfg.MaxInFlightPerCaller = cfg.MaxInFlight
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)

@@ -217,7 +217,7 @@ func BenchmarkShed(b *testing.B) {
 	var probeShed int
 	var metered float64
 	b.Run("shed", func(b *testing.B) {
-		base := startServeConfig(b, bin, data, dir, "shed", fmt.Sprintf(`{"max_in_flight": %d, "queue_wait": "0s"}`, shedSlots))
+		base := startServeConfig(b, bin, data, dir, "shed", fmt.Sprintf(`{"max_in_flight": %d, "max_in_flight_per_caller": %d, "queue_wait": "0s"}`, shedSlots, shedSlots))
 		for b.Loop() {
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
@@ -244,7 +244,7 @@ func BenchmarkShed(b *testing.B) {
 		b.ReportMetric(pct(shedOKs, 0.99), "probe-ok-p99-ms")
 	})
 	b.Run("unbounded", func(b *testing.B) {
-		base := startServeConfig(b, bin, data, dir, "open", `{"max_in_flight": 100000}`)
+		base := startServeConfig(b, bin, data, dir, "open", `{"max_in_flight": 100000, "max_in_flight_per_caller": 100000}`)
 		for b.Loop() {
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
