@@ -567,3 +567,69 @@ func TestListenSendsUpdates(t *testing.T) {
 		t.Errorf("%d subscriptions held once the stream closed, want none", n)
 	}
 }
+
+// TestStdioListen: over stdio, a subscriptions/listen stream is sent
+// notifications/resources/updated, tagged with its subscription, for the
+// page a version switch changed; when the input ends, the stream is
+// answered, its subscriptions end, and ServeStdio returns rather than
+// waiting on the stream for ever.
+func TestStdioListen(t *testing.T) {
+	site := testkit.SampleSite(t)
+	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
+	f := newFixtureOn(t, st)
+	changed := mcp.PageURI("cloud", "guides/reading")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- f.s.ServeStdio(context.Background(), inR, outW, "", anonymous)
+		outW.Close()
+	}()
+	msgs := make(chan map[string]json.RawMessage, 64)
+	go func() {
+		defer close(msgs)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				msgs <- m
+			}
+		}
+	}()
+	t.Cleanup(func() { inW.Close() })
+	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + changed + `"]}}}`
+	if _, err := io.WriteString(inW, listen+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	nextMessage(t, msgs, string(mcpgo.MethodNotificationSubscriptionsAcknowledged))
+	if n := f.s.Subscriptions(); n != 1 {
+		t.Fatalf("%d subscriptions held by the stream, want 1", n)
+	}
+	changeReadingPage(t, site)
+	activate(t, st, site)
+	f.s.ListsChanged()
+	m, _ := nextMessage(t, msgs, string(mcpgo.MethodNotificationResourceUpdated))
+	var p struct {
+		URI  string         `json:"uri"`
+		Meta map[string]any `json:"_meta"`
+	}
+	if err := json.Unmarshal(m["params"], &p); err != nil || p.URI != changed || p.Meta[mcpgo.MetaKeySubscriptionID] != float64(7) {
+		t.Errorf("the update: %s, want %s tagged with the subscription 7", m["params"], changed)
+	}
+	inW.Close()
+	if answer, _ := nextMessage(t, msgs, ""); string(answer["id"]) != "7" || len(answer["result"]) == 0 {
+		t.Errorf("the stream's answer once the input ended: %v", answer)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeStdio = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServeStdio did not return within 20 s of its input ending with a listen stream open")
+	}
+	if n := f.s.Subscriptions(); n != 0 {
+		t.Errorf("%d subscriptions held once the stream ended, want none", n)
+	}
+}
