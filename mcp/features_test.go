@@ -413,20 +413,25 @@ func listenTo(t *testing.T, url, token string, uris ...string) (*http.Response, 
 	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourcesListChanged":true,"resourceSubscriptions":` + string(subs) + `}}}`
 	resp := rawMCP(t, http.MethodPost, url, token, "", body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
 	t.Cleanup(func() { resp.Body.Close() })
+	return resp, messagesOf(resp.Body)
+}
+
+// messagesOf is the JSON-RPC messages of r, one a line or an event's
+// data line, as they arrive; the channel closes when r ends.
+func messagesOf(r io.Reader) <-chan map[string]json.RawMessage {
 	msgs := make(chan map[string]json.RawMessage, 64)
 	go func() {
 		defer close(msgs)
-		sc := bufio.NewScanner(resp.Body)
+		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			line := strings.TrimPrefix(sc.Text(), "data: ")
 			var m map[string]json.RawMessage
-			if json.Unmarshal([]byte(line), &m) == nil {
+			if json.Unmarshal([]byte(strings.TrimPrefix(sc.Text(), "data: ")), &m) == nil {
 				msgs <- m
 			}
 		}
 	}()
-	return resp, msgs
+	return msgs
 }
 
 // nextMessage waits for the next message of a stream whose method is
@@ -585,18 +590,7 @@ func TestStdioListen(t *testing.T) {
 		done <- f.s.ServeStdio(context.Background(), inR, outW, "", anonymous)
 		outW.Close()
 	}()
-	msgs := make(chan map[string]json.RawMessage, 64)
-	go func() {
-		defer close(msgs)
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				msgs <- m
-			}
-		}
-	}()
+	msgs := messagesOf(outR)
 	t.Cleanup(func() { inW.Close() })
 	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + changed + `"]}}}`
 	if _, err := io.WriteString(inW, listen+"\n"); err != nil {
