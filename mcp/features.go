@@ -41,9 +41,20 @@ const noticeLogger = "tzctx"
 
 // live is one session's state for the optional features: its log level
 // once set, its notice window, and its resource subscriptions with the
-// stamp each resource had when last seen.
+// stamp each resource had when last seen. A subscriptions/listen stream
+// (protocol 2026-07-28) is one too, for as long as it is open: its
+// subscriptions are the URIs it listed, and its updates go down its
+// stream.
 type live struct {
 	id string
+	// stream is the session a subscriptions/listen stream is served on,
+	// and listenID the JSON-RPC ID of its request, which tags every
+	// message of the stream; stream is nil for a session's own state.
+	stream   server.ClientSession
+	listenID any
+	// stopWatch stops the watch that ends a listen stream's state with
+	// its request's context.
+	stopWatch func() bool
 
 	mu       sync.Mutex
 	levelSet bool
@@ -69,10 +80,37 @@ type features struct {
 	mu       sync.Mutex
 	sessions map[string]*live
 	subs     int
+	// listens names the state of each open subscriptions/listen stream
+	// by its session and request ID.
+	listens map[listenKey]string
+	nextID  int
+}
+
+// listenKey is one subscriptions/listen request: the session it came on
+// and its JSON-RPC ID, as its type and value.
+type listenKey struct {
+	session server.ClientSession
+	id      string
+}
+
+// listenKeyOf is the key of the subscriptions/listen request id of the
+// session of ctx; false where there is no session or id is not a string
+// or a number, as a JSON-RPC ID is.
+func listenKeyOf(ctx context.Context, id any) (listenKey, bool) {
+	cs := server.ClientSessionFromContext(ctx)
+	switch id.(type) {
+	case string, float64, json.Number, int, int64:
+	default:
+		return listenKey{}, false
+	}
+	if cs == nil {
+		return listenKey{}, false
+	}
+	return listenKey{session: cs, id: fmt.Sprintf("%T %v", id, id)}, true
 }
 
 func newFeatures(opts Options) *features {
-	f := &features{perSession: opts.SubscriptionsPerSession, total: opts.SubscriptionsTotal, perMinute: opts.NoticesPerMinute, sessions: map[string]*live{}}
+	f := &features{perSession: opts.SubscriptionsPerSession, total: opts.SubscriptionsTotal, perMinute: opts.NoticesPerMinute, sessions: map[string]*live{}, listens: map[listenKey]string{}}
 	if f.perSession <= 0 {
 		f.perSession = DefaultSubscriptionsPerSession
 	}
@@ -104,6 +142,53 @@ func (f *features) end(id string) {
 		l.mu.Unlock()
 		delete(f.sessions, id)
 	}
+}
+
+// openListen opens the state of a subscriptions/listen stream, ending
+// one of the same key left open.
+func (f *features) openListen(k listenKey, listenID any) *live {
+	f.mu.Lock()
+	old, had := f.listens[k]
+	f.mu.Unlock()
+	if had {
+		f.endListen(k, old)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	id := fmt.Sprintf("listen-%d", f.nextID)
+	f.listens[k] = id
+	l := &live{id: id, stream: k.session, listenID: listenID, subs: map[string]*subscription{}}
+	f.sessions[id] = l
+	return l
+}
+
+// endListen forgets a subscriptions/listen stream's state, its
+// subscriptions with it, where id is still its state.
+func (f *features) endListen(k listenKey, id string) {
+	f.mu.Lock()
+	if f.listens[k] == id {
+		delete(f.listens, k)
+	}
+	l := f.sessions[id]
+	f.mu.Unlock()
+	if l != nil {
+		l.mu.Lock()
+		stop := l.stopWatch
+		l.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	}
+	f.end(id)
+}
+
+// listenOf is the state id of the open subscriptions/listen stream of k,
+// "" where none.
+func (f *features) listenOf(k listenKey) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.listens[k]
 }
 
 func (f *features) session(id string) *live {
@@ -145,7 +230,7 @@ func (s *Server) addFeatureHooks(hooks *server.Hooks) {
 	})
 	// A subscription is taken, or refused, before mcp-go acknowledges
 	// it: its hooks cannot refuse, this one can.
-	hooks.AddOnRequestInitialization(func(ctx context.Context, _ any, message any) error {
+	hooks.AddOnRequestInitialization(func(ctx context.Context, id any, message any) error {
 		raw, ok := message.(json.RawMessage)
 		if !ok {
 			return nil
@@ -164,8 +249,19 @@ func (s *Server) addFeatureHooks(hooks *server.Hooks) {
 			return s.subscribe(ctx, m.Params.URI)
 		case mcpgo.MethodResourcesUnsubscribe:
 			s.unsubscribe(ctx, m.Params.URI)
+		case mcpgo.MethodSubscriptionsListen:
+			return s.listen(ctx, id, raw)
 		}
 		return nil
+	})
+	// A listen stream's subscriptions end with it, or with its refusal.
+	hooks.AddAfterSubscriptionsListen(func(ctx context.Context, id any, _ *mcpgo.SubscriptionsListenRequest, _ *mcpgo.SubscriptionsListenResult) {
+		s.endListen(ctx, id)
+	})
+	hooks.AddOnError(func(ctx context.Context, id any, method mcpgo.MCPMethod, _ any, _ error) {
+		if method == mcpgo.MethodSubscriptionsListen {
+			s.endListen(ctx, id)
+		}
 	})
 }
 
@@ -310,6 +406,12 @@ func (s *Server) subscribe(ctx context.Context, uri string) error {
 	if l == nil {
 		return errors.New("invalid_request: this session is not open; initialize first")
 	}
+	return s.subscribeAs(ctx, l, uri)
+}
+
+// subscribeAs takes l's subscription to uri as the caller of ctx, or
+// refuses it as subscribe does.
+func (s *Server) subscribeAs(ctx context.Context, l *live, uri string) error {
 	action, args, err := resourceRead(uri)
 	if err != nil {
 		return readError(s.d.Refuse(ctx, "read_context", err))
@@ -329,6 +431,68 @@ func (s *Server) subscribe(ctx context.Context, uri string) error {
 		return readError(s.d.Refuse(ctx, action, err))
 	}
 	return nil
+}
+
+// listen takes the resource subscriptions a subscriptions/listen request
+// (protocol 2026-07-28) lists, for as long as its stream is open: each
+// URI is checked, read and bounded as resources/subscribe's is, and the
+// request is refused, holding none of them, with the refusal
+// resources/subscribe gives the first URI it would refuse. A request of
+// an earlier protocol, which mcp-go refuses, or listing no resource,
+// takes none.
+func (s *Server) listen(ctx context.Context, id any, raw json.RawMessage) error {
+	var m struct {
+		Params struct {
+			Meta          *mcpgo.Meta `json:"_meta"`
+			Notifications struct {
+				ResourceSubscriptions []string `json:"resourceSubscriptions"`
+			} `json:"notifications"`
+		} `json:"params"`
+	}
+	if id == nil || server.ClientSessionFromContext(ctx) == nil || json.Unmarshal(raw, &m) != nil || !mcpgo.IsModernProtocol(m.Params.Meta.ProtocolVersion()) {
+		return nil // mcp-go answers these
+	}
+	uris := m.Params.Notifications.ResourceSubscriptions
+	if len(uris) == 0 {
+		return nil
+	}
+	k, ok := listenKeyOf(ctx, id)
+	if !ok {
+		return errors.New("invalid_request: the request's id is neither a string nor a number; send one that is")
+	}
+	l := s.feat.openListen(k, id)
+	// Each URI once: a list that names one URI many times costs one
+	// read of it.
+	seen := make(map[string]bool, len(uris))
+	for _, uri := range uris {
+		if seen[uri] {
+			continue
+		}
+		seen[uri] = true
+		if err := s.subscribeAs(ctx, l, uri); err != nil {
+			s.feat.endListen(k, l.id)
+			return err
+		}
+	}
+	// A stream's state ends with its request's context too, where no
+	// hook tells of its end (a request mcp-go refuses after this hook).
+	stop := context.AfterFunc(ctx, func() { s.feat.endListen(k, l.id) })
+	l.mu.Lock()
+	l.stopWatch = stop
+	l.mu.Unlock()
+	return nil
+}
+
+// endListen ends the subscriptions of the subscriptions/listen request
+// id of the session of ctx, where it holds any.
+func (s *Server) endListen(ctx context.Context, id any) {
+	k, ok := listenKeyOf(ctx, id)
+	if !ok {
+		return
+	}
+	if lid := s.feat.listenOf(k); lid != "" {
+		s.feat.endListen(k, lid)
+	}
 }
 
 // take holds sub as l's subscription to uri, or refuses it over a bound.
@@ -411,8 +575,30 @@ func (s *Server) versionSwitched() {
 			sub.stamp = now
 			l.mu.Unlock()
 			if changed {
-				_ = s.mcp.SendNotificationToSpecificClient(l.id, string(mcpgo.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+				s.updated(l, uri)
 			}
 		}
+	}
+}
+
+// updated sends l notifications/resources/updated for uri: to its
+// session, or down its subscriptions/listen stream, tagged with the
+// stream's subscription as every message of it is. A stream whose
+// messages are not being read is not waited for.
+func (s *Server) updated(l *live, uri string) {
+	if l.stream == nil {
+		_ = s.mcp.SendNotificationToSpecificClient(l.id, string(mcpgo.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+		return
+	}
+	n := mcpgo.JSONRPCNotification{JSONRPC: mcpgo.JSONRPC_VERSION, Notification: mcpgo.Notification{
+		Method: string(mcpgo.MethodNotificationResourceUpdated),
+		Params: mcpgo.NotificationParams{Meta: map[string]any{mcpgo.MetaKeySubscriptionID: l.listenID}, AdditionalFields: map[string]any{"uri": uri}},
+	}}
+	if h, ok := l.stream.(server.SessionWithStreamableHTTPConfig); ok {
+		h.UpgradeToSSEWhenReceiveNotification()
+	}
+	select {
+	case l.stream.NotificationChannel() <- n:
+	default:
 	}
 }

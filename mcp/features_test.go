@@ -1,11 +1,15 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -396,4 +400,230 @@ func TestTypeScriptClientFeatures(t *testing.T) {
 		t.Errorf("no notice of the version switch among %v", out.Notices)
 	}
 	t.Logf("the TypeScript client completed %v and %v, was told of %v and got %d notices", out.Trees.Values, out.Routes.Values, out.Updated, len(out.Notices))
+}
+
+// listenTo opens a protocol 2026-07-28 subscriptions/listen stream at
+// url as token's caller, asking for resources/list_changed and updates
+// of uris, and returns the response and its messages as they arrive
+// (from an event stream, or the one JSON body of a refusal); the channel
+// closes when the response ends.
+func listenTo(t *testing.T, url, token string, uris ...string) (*http.Response, <-chan map[string]json.RawMessage) {
+	t.Helper()
+	subs, _ := json.Marshal(uris)
+	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourcesListChanged":true,"resourceSubscriptions":` + string(subs) + `}}}`
+	resp := rawMCP(t, http.MethodPost, url, token, "", body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp, messagesOf(resp.Body)
+}
+
+// messagesOf is the JSON-RPC messages of r, one a line or an event's
+// data line, as they arrive; the channel closes when r ends.
+func messagesOf(r io.Reader) <-chan map[string]json.RawMessage {
+	msgs := make(chan map[string]json.RawMessage, 64)
+	go func() {
+		defer close(msgs)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			if json.Unmarshal([]byte(strings.TrimPrefix(sc.Text(), "data: ")), &m) == nil {
+				msgs <- m
+			}
+		}
+	}()
+	return msgs
+}
+
+// nextMessage waits for the next message of a stream whose method is
+// method ("" for an answer, "*" for any), skipping others, and returns it
+// with its method; it fails the test where the stream ends first.
+func nextMessage(t *testing.T, msgs <-chan map[string]json.RawMessage, method string) (map[string]json.RawMessage, string) {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				t.Fatalf("the stream ended before a message %q", method)
+			}
+			var got string
+			_ = json.Unmarshal(m["method"], &got)
+			if got == method || method == "*" {
+				return m, got
+			}
+		case <-timeout:
+			t.Fatalf("no message %q within 20 s", method)
+		}
+	}
+}
+
+// TestListenRefusesAsSubscribeDoes: a subscriptions/listen stream
+// (protocol 2026-07-28) listing a resource the caller may not read, or
+// one that does not exist, is refused with the JSON-RPC error
+// resources/subscribe gives the same URI, and holds no subscription; one
+// that lists more resources than a session may subscribe to is refused
+// naming the bound.
+func TestListenRefusesAsSubscribeDoes(t *testing.T) {
+	f := newFixture(t)
+	readable := mcp.PageURI("cloud", "guides/reading")
+	for _, uri := range []string{
+		mcp.PageURI("blueprint", ""), mcp.PageURI("blueprint", "limits"), mcp.OutlineURI("blueprint"),
+		mcp.OutlineURI("nosuch"), mcp.PageURI("cloud", "no/such/page"), mcp.ContextURI("docs:nosuch"), "tzctx://elsewhere/x",
+	} {
+		s := f.initHTTP(t, "2025-11-25", "")
+		_, m, _ := s.post(`{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"` + uri + `"}}`)
+		want := string(m["error"])
+		if want == "" {
+			t.Fatalf("resources/subscribe %s: answered %s, want a refusal", uri, m["result"])
+		}
+		resp, msgs := listenTo(t, f.base+"/mcp", "", readable, uri)
+		got, _ := nextMessage(t, msgs, "")
+		if string(got["error"]) != want {
+			t.Errorf("subscriptions/listen %s: answered %s %s, want resources/subscribe's %s", uri, got["error"], got["result"], want)
+		}
+		resp.Body.Close()
+		if n := f.s.Subscriptions(); n != 0 {
+			t.Errorf("after the refusal of %s, %d subscriptions are held, want none", uri, n)
+		}
+	}
+	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.HTTPHandler(mcp.HTTPOptions{Resolver: f.resolver})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close(context.Background())
+	_, msgs := listenTo(t, srv.URL+"/mcp", "", readable, mcp.PageURI("cloud", "guides/searching"), mcp.PageURI("cloud", "guides/mcp"), readable)
+	if e, _ := nextMessage(t, msgs, ""); !strings.Contains(string(e["error"]), "mcp_subscriptions_per_session") {
+		t.Errorf("a listen of three resources under a bound of 2: %s %s", e["error"], e["result"])
+	}
+	if n := s.Subscriptions(); n != 0 {
+		t.Errorf("after the refusal, %d subscriptions are held, want none", n)
+	}
+}
+
+// TestListenSendsUpdates: a subscriptions/listen stream listing readable
+// pages is sent notifications/resources/updated, tagged with its
+// subscription, for each page a version switch changed or removed, and
+// for no other; its subscriptions end with the stream.
+func TestListenSendsUpdates(t *testing.T) {
+	site := testkit.SampleSite(t)
+	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
+	f := newFixtureOn(t, st)
+	changed, same, removed := mcp.PageURI("cloud", "guides/reading"), mcp.PageURI("cloud", "guides/searching"), mcp.PageURI("cloud", "guides/operations")
+	resp, msgs := listenTo(t, f.base+"/mcp", "", changed, same, removed)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen: %d", resp.StatusCode)
+	}
+	nextMessage(t, msgs, string(mcpgo.MethodNotificationSubscriptionsAcknowledged))
+	if n := f.s.Subscriptions(); n != 3 {
+		t.Fatalf("%d subscriptions held by the stream, want 3", n)
+	}
+
+	changeReadingPage(t, site)
+	nav := filepath.Join(site, "cloud", "docs.json")
+	b, err := os.ReadFile(nav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"guides/mcp",`) {
+		t.Fatalf("the sample's cloud navigation no longer lists guides/mcp then guides/operations:\n%s", b)
+	}
+	if err := os.WriteFile(nav, []byte(strings.Replace(string(b), `"guides/operations"`, `"guides/mcp"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(site, "cloud", "guides", "operations.mdx")); err != nil {
+		t.Fatal(err)
+	}
+	activate(t, st, site)
+	f.s.ListsChanged()
+	// A second switch changes nothing; its list_changed comes after
+	// every update of the first down the one stream.
+	f.s.ListsChanged()
+	var updated []string
+	for lists := 0; lists < 2; {
+		m, method := nextMessage(t, msgs, "*")
+		var p struct {
+			URI  string         `json:"uri"`
+			Meta map[string]any `json:"_meta"`
+		}
+		_ = json.Unmarshal(m["params"], &p)
+		switch method {
+		case string(mcpgo.MethodNotificationResourcesListChanged):
+			lists++
+		case string(mcpgo.MethodNotificationResourceUpdated):
+			updated = append(updated, p.URI)
+			if p.Meta[mcpgo.MetaKeySubscriptionID] != float64(7) {
+				t.Errorf("the update of %s is tagged %v, want the stream's subscription 7", p.URI, p.Meta)
+			}
+		}
+	}
+	slices.Sort(updated)
+	if want := []string{removed, changed}; !slices.Equal(updated, want) {
+		t.Errorf("updated %v, want %v", updated, want)
+	}
+	resp.Body.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for f.s.Subscriptions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := f.s.Subscriptions(); n != 0 {
+		t.Errorf("%d subscriptions held once the stream closed, want none", n)
+	}
+}
+
+// TestStdioListen: over stdio, a subscriptions/listen stream is sent
+// notifications/resources/updated, tagged with its subscription, for the
+// page a version switch changed; when the input ends, the stream is
+// answered, its subscriptions end, and ServeStdio returns rather than
+// waiting on the stream for ever.
+func TestStdioListen(t *testing.T) {
+	site := testkit.SampleSite(t)
+	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
+	f := newFixtureOn(t, st)
+	changed := mcp.PageURI("cloud", "guides/reading")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- f.s.ServeStdio(context.Background(), inR, outW, "", anonymous)
+		outW.Close()
+	}()
+	msgs := messagesOf(outR)
+	t.Cleanup(func() { inW.Close() })
+	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + changed + `"]}}}`
+	if _, err := io.WriteString(inW, listen+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	nextMessage(t, msgs, string(mcpgo.MethodNotificationSubscriptionsAcknowledged))
+	if n := f.s.Subscriptions(); n != 1 {
+		t.Fatalf("%d subscriptions held by the stream, want 1", n)
+	}
+	changeReadingPage(t, site)
+	activate(t, st, site)
+	f.s.ListsChanged()
+	m, _ := nextMessage(t, msgs, string(mcpgo.MethodNotificationResourceUpdated))
+	var p struct {
+		URI  string         `json:"uri"`
+		Meta map[string]any `json:"_meta"`
+	}
+	if err := json.Unmarshal(m["params"], &p); err != nil || p.URI != changed || p.Meta[mcpgo.MetaKeySubscriptionID] != float64(7) {
+		t.Errorf("the update: %s, want %s tagged with the subscription 7", m["params"], changed)
+	}
+	inW.Close()
+	if answer, _ := nextMessage(t, msgs, ""); string(answer["id"]) != "7" || len(answer["result"]) == 0 {
+		t.Errorf("the stream's answer once the input ended: %v", answer)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeStdio = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServeStdio did not return within 20 s of its input ending with a listen stream open")
+	}
+	if n := f.s.Subscriptions(); n != 0 {
+		t.Errorf("%d subscriptions held once the stream ended, want none", n)
+	}
 }

@@ -171,14 +171,15 @@ type template struct {
 
 // templates returns the resource templates: any catalog entry by its ID,
 // read through read_context, and a documentation page or outline, read
-// through read_documentation.
+// through read_documentation. Their descriptions name every configured
+// tree; each list names the caller's own (templatesFor).
 func (s *Server) templates() []template {
 	handle := func(read func(context.Context, string) ([]mcpgo.ResourceContents, error)) server.ResourceTemplateHandlerFunc {
 		return func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 			return read(ctx, req.Params.URI)
 		}
 	}
-	trees, example := templateTrees(s.d.TreeNames())
+	page, outline := templateDescriptions(s.d.TreeNames())
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
 			mcpgo.WithTemplateTitle("A catalog entry"),
@@ -186,24 +187,55 @@ func (s *Server) templates() []template {
 			handle(s.readContextURI)},
 		{mcpgo.NewResourceTemplate(pageTemplate, "page",
 			mcpgo.WithTemplateTitle("A documentation page"),
-			mcpgo.WithTemplateDescription("One page of a documentation tree ("+trees+") by its route without the tree's base path, such as "+example+"; the home page's route is empty. Its whole Markdown copy, read through read_documentation."),
+			mcpgo.WithTemplateDescription(page),
 			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readPageURI)},
 		{mcpgo.NewResourceTemplate(outlineTemplate, "outline",
 			mcpgo.WithTemplateTitle("A documentation tree's outline"),
-			mcpgo.WithTemplateDescription("The outline of a documentation tree ("+trees+"): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."),
+			mcpgo.WithTemplateDescription(outline),
 			mcpgo.WithTemplateMIMEType(tzctx.MimeMarkdown)),
 			handle(s.readOutlineURI)},
 	}
 }
 
-// templateTrees returns what the templates' descriptions say of the
-// configured trees: their names ("cloud, blueprint or tzdocs") and a
-// page URI of the first, the contract's own example for its trees.
+// templatesFor narrows, in a resources/templates/list answer, the trees
+// the page and outline templates' descriptions name to those the caller
+// of ctx can read in the served version, as a tool's tree enumeration is
+// narrowed (withTrees): a gated tree is named to its readers alone
+// . A failing holder check names none, never a guess.
+func (s *Server) templatesFor(ctx context.Context, templates []mcpgo.ResourceTemplate) {
+	trees, err := s.d.Trees(ctx)
+	if err != nil {
+		s.log.Warn("mcp resources/templates/list", "code", string(tzctx.ErrorCode(err)))
+		trees = nil
+	}
+	page, outline := templateDescriptions(trees)
+	for i, t := range templates {
+		switch t.Name {
+		case "page":
+			templates[i].Description = page
+		case "outline":
+			templates[i].Description = outline
+		}
+	}
+}
+
+// templateDescriptions returns the descriptions of the page and outline
+// templates naming trees.
+func templateDescriptions(trees []string) (page, outline string) {
+	list, example := templateTrees(trees)
+	page = "One page of a documentation tree (" + list + ") by its route without the tree's base path, such as " + example + "; the home page's route is empty. Its whole Markdown copy, read through read_documentation."
+	outline = "The outline of a documentation tree (" + list + "): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."
+	return page, outline
+}
+
+// templateTrees returns what the templates' descriptions say of trees:
+// their names ("cloud, blueprint or tzdocs") and a page URI of the
+// first, the contract's own example for its trees.
 func templateTrees(names []string) (list, example string) {
 	switch len(names) {
 	case 0:
-		list = "none is configured"
+		list = "none this connection may read now"
 	case 1:
 		list = names[0]
 	default:

@@ -95,6 +95,11 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 			res.NextCursor = ""
 		}
 	})
+	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcpgo.ListResourceTemplatesRequest, res *mcpgo.ListResourceTemplatesResult) {
+		if res != nil {
+			s.templatesFor(ctx, res.ResourceTemplates)
+		}
+	})
 	version := opts.Version
 	if version == "" {
 		version = "dev"

@@ -93,12 +93,21 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 
 	var reqs sync.WaitGroup
 	defer reqs.Wait()
-	handle := func(line []byte) {
+	// A subscriptions/listen stream lasts until the client cancels it or
+	// the input ends: the requests still running when it ends are
+	// answered, and the streams are ended, so that they are too.
+	streams, endStreams := context.WithCancel(ctx)
+	defer endStreams()
+	handle := func(line []byte, method string) {
 		if b := s.precheck(ctx, line, s.sessionVersion(sess.id)); b != nil {
 			write(b)
 			return
 		}
-		if resp := s.handleMessage(ctx, line); resp != nil {
+		rctx := ctx
+		if method == string(mcpgo.MethodSubscriptionsListen) {
+			rctx = streams
+		}
+		if resp := s.handleMessage(rctx, line); resp != nil {
 			writeMsg(resp)
 		}
 	}
@@ -126,6 +135,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 		case <-ctx.Done():
 			return nil
 		case err := <-readErr:
+			endStreams()
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -144,10 +154,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 			if len(m.ID) == 0 || m.Method == string(mcpgo.MethodInitialize) {
 				// Notifications and initialize keep their order: the
 				// session is initialized before the next request runs.
-				handle(line)
+				handle(line, m.Method)
 				continue
 			}
-			reqs.Go(func() { handle(line) })
+			reqs.Go(func() { handle(line, m.Method) })
 		}
 	}
 }

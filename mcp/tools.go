@@ -31,7 +31,8 @@ type Dispatcher interface {
 	// the served version, which a tool's tree enumeration lists.
 	Trees(ctx context.Context) ([]string, error)
 	// TreeNames gives every configured tree, in order, which the
-	// resource templates' descriptions name.
+	// resource templates' descriptions name as registered; each
+	// resources/templates/list names the caller's trees (templatesFor).
 	TreeNames() []string
 	// TreeText gives what the configuration says of a tree beside its
 	// name, which its resources' descriptions and the tree member's

@@ -327,3 +327,63 @@ func TestFrontEndRefusalsAreRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalsNameOnlyReadableTrees (A-07): every answer given per caller
+// that lists trees lists those the caller may read, never the gated tree
+// to a non-holder: the refusal of a tree member naming no tree, over the
+// HTTP API, an MCP tool call (a tool result, and -32602 up to 2025-06-18)
+// and a resource read, and the page and outline templates'
+// descriptions. The holder is named every tree.
+func TestRefusalsNameOnlyReadableTrees(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range f.callers(t)[:3] {
+		t.Run(c.name, func(t *testing.T) {
+			trees, list := "cloud, tzdocs", "(cloud or tzdocs)"
+			if c.holder {
+				trees, list = "cloud, blueprint, tzdocs", "(cloud, blueprint or tzdocs)"
+			}
+			detail := "member tree must be one of " + trees + "; see the action's request schema"
+			// hides is whether text names only what the caller may read.
+			hides := func(what, text string) {
+				t.Helper()
+				if !c.holder && strings.Contains(text, "blueprint") {
+					t.Errorf("%s names blueprint to a caller who may not read it: %s", what, text)
+				}
+			}
+			a := f.api(t, "read_documentation", map[string]any{"tree": "nosuch"}, c.token)
+			if a.refusal() != "Bad Request: invalid_request: "+detail {
+				t.Errorf("HTTP: %s, want %s", a.refusal(), detail)
+			}
+			s := f.initHTTP(t, "2025-06-18", c.token)
+			_, m, _ := s.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"nosuch"}}}`)
+			var e rpcError
+			if err := json.Unmarshal(m["error"], &e); err != nil || e.Code != -32602 || e.Message != detail {
+				t.Errorf("MCP 2025-06-18: %s, want -32602 %q", m["error"], detail)
+			}
+			for name, mc := range f.transports(t, c.token) {
+				res := callTool(t, mc, "read_documentation", map[string]any{"tree": "nosuch"})
+				if !res.IsError || textOf(t, res) != detail {
+					t.Errorf("%s: tools/call: %q, want %q", name, textOf(t, res), detail)
+				}
+				_, err := readResource(mc, mcp.OutlineURI("nosuch"))
+				if err == nil || !strings.Contains(err.Error(), detail) {
+					t.Errorf("%s: resources/read of an unknown tree's outline: %v, want %q", name, err, detail)
+				} else {
+					hides(name+" resources/read", err.Error())
+				}
+				tpl, err := mc.ListResourceTemplates(context.Background(), mcpgo.ListResourceTemplatesRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tp := range tpl.ResourceTemplates {
+					if tp.Name == "page" || tp.Name == "outline" {
+						if !strings.Contains(tp.Description, list) {
+							t.Errorf("%s: template %s: %q, want it to name %s", name, tp.Name, tp.Description, list)
+						}
+					}
+					hides(name+" template "+tp.Name, tp.Description)
+				}
+			}
+		})
+	}
+}

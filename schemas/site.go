@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,8 +41,9 @@ func UnfilledPlaceholder(text string) string {
 }
 
 // CheckSiteName returns an error saying what is wrong with name as a
-// site's public name: empty or blank, spanning lines, holding a control
-// character, or longer than SiteNameMaxLength code points.
+// site's public name: empty or blank, holding a character CheckOneLine
+// refuses (a line break, a control, bidirectional control or zero-width
+// character), or longer than SiteNameMaxLength code points.
 func CheckSiteName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
@@ -52,10 +52,11 @@ func CheckSiteName(name string) error {
 		return errors.New("it is empty; give the name readers know the documentation by, such as \"Acme Docs\"")
 	case strings.TrimSpace(name) != name:
 		return errors.New("it starts or ends with white space; remove it")
-	case strings.ContainsAny(name, "\r\n\u2028\u2029"):
-		return errors.New("it spans lines; give it on one line")
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return errors.New("it holds a control character; remove it")
+	}
+	if err := CheckOneLine(name); err != nil {
+		return fmt.Errorf("it %w", err)
+	}
+	switch {
 	case utf8.RuneCountInString(name) > SiteNameMaxLength:
 		return fmt.Errorf("it is %d characters long; shorten it to at most %d", utf8.RuneCountInString(name), SiteNameMaxLength)
 	case strings.Contains(name, "{{"):

@@ -359,7 +359,7 @@ func LoadConfig(path string) (Config, error) {
 		return fail("%v; see the configuration page of the cloud manual", err)
 	}
 	if err := c.Trees.check(); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	seen := map[string]int{}
 	for i, cr := range c.Credentials {
@@ -391,7 +391,7 @@ func LoadConfig(path string) (Config, error) {
 		return fail("%v", err)
 	}
 	if err := c.Site.check(); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	if c.AnswerCacheBytes < 0 {
 		return fail("answer_cache_bytes: %d is negative; give the bytes of answered texts' JSON forms to keep, such as 33554432, or 0 to keep none", c.AnswerCacheBytes)
@@ -480,7 +480,7 @@ func (s SiteConfig) name() string {
 // member.
 func (s SiteConfig) check() error {
 	if err := schemas.CheckSiteName(s.Name); err != nil {
-		return fmt.Errorf("site.name: %q: %v (leave site.name out for %q)", s.Name, err, schemas.DefaultSiteName)
+		return fmt.Errorf("site.name: %q: %w (leave site.name out for %q)", s.Name, err, schemas.DefaultSiteName)
 	}
 	return nil
 }

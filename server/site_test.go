@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -300,5 +301,49 @@ func TestSiteNameConfig(t *testing.T) {
 	}
 	if _, err := load(`{"site": {"title": "Acme"}}`); err == nil || !strings.Contains(err.Error(), "title") {
 		t.Fatalf("site.title: %v; want the unknown member refused", err)
+	}
+}
+
+// TestOperatorNamesRefuseHiddenCharacters: site.name and a tree's title
+// and description refuse, by one rule (schemas.CheckOneLine), every
+// character a reader would not see or would see reordered, and control
+// characters, each refusal naming the member, the character as U+XXXX
+// and what to do.
+func TestOperatorNamesRefuseHiddenCharacters(t *testing.T) {
+	load := func(body string) error {
+		p := filepath.Join(t.TempDir(), "tzctx.json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(p)
+		return err
+	}
+	tree := func(title, description string) string {
+		return `{"trees": [{"name": "docs", "title": "` + title + `", "description": "` + description + `", "access": "anonymous"}]}`
+	}
+	for _, c := range []struct{ name, config, want string }{
+		{"site.name right-to-left override", `{"site": {"name": "Acme\u202eDocs"}}`, "site.name: \"Acme\\u202eDocs\": it holds a bidirectional control character, U+202E (character 5); remove it"},
+		{"site.name isolate", `{"site": {"name": "Acme\u2066Docs\u2069"}}`, "site.name: \"Acme\\u2066Docs\\u2069\": it holds a bidirectional control character, U+2066"},
+		{"site.name pop isolate", `{"site": {"name": "Acme\u2069Docs"}}`, "U+2069"},
+		{"site.name zero-width space", `{"site": {"name": "Acme\u200bDocs"}}`, "site.name: \"Acme\\u200bDocs\": it holds a zero-width character, U+200B (character 5); remove it"},
+		{"site.name byte order mark", `{"site": {"name": "\ufeffAcme"}}`, "it holds a zero-width character, U+FEFF (character 1)"},
+		{"site.name C1", `{"site": {"name": "Acme\u009bDocs"}}`, "it holds a control character, U+009B"},
+		{"title ESC", tree(`Acme\u001b[31mDocs`, ""), "trees[0].title: holds a control character, U+001B (character 5); remove it"},
+		{"title bidi", tree(`Acme\u202eDocs`, ""), "trees[0].title: holds a bidirectional control character, U+202E"},
+		{"title zero-width joiner", tree(`Acme\u200dDocs`, ""), "trees[0].title: holds a zero-width character, U+200D"},
+		{"description NUL", tree("Acme", `The docs\u0000.`), "trees[0].description: holds a control character, U+0000 (character 9); remove it"},
+		{"description isolate", tree("Acme", `The \u2067docs`), "trees[0].description: holds a bidirectional control character, U+2067"},
+		{"description line separator", tree("Acme", `The\u2028docs`), "trees[0].description: holds a line break, U+2028 (character 4); give it on one line"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := load(c.config)
+			var ce *schemas.CharacterError
+			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ce) {
+				t.Errorf("LoadConfig: %v\nwant a *schemas.CharacterError holding %q", err, c.want)
+			}
+		})
+	}
+	if err := load(tree("Acme Ünïcode — 日本語", "Docs in Ελληνικά and عربي.")); err != nil {
+		t.Errorf("a title and description in several scripts: %v", err)
 	}
 }

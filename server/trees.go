@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/query"
+	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -181,15 +182,19 @@ func (t *Trees) checkList(raw []byte) error {
 }
 
 // oneLine checks a tree's title or description: one line of at most max
-// characters, and not blank where required.
+// characters, with no character schemas.CheckOneLine refuses, and not
+// blank where required.
 func oneLine(member string, s *string, max int, required bool) error {
+	if s != nil {
+		if err := schemas.CheckOneLine(*s); err != nil {
+			return fmt.Errorf("%s: %w", member, err)
+		}
+	}
 	switch {
 	case s == nil || strings.TrimSpace(*s) == "":
 		if required {
 			return fmt.Errorf("%s: is missing or empty; give the tree's title as the catalog shows it, such as \"MCP documentation\"", member)
 		}
-	case strings.ContainsAny(*s, "\r\n"):
-		return fmt.Errorf("%s: holds a line break; give one line", member)
 	case utf8.RuneCountInString(*s) > max:
 		return fmt.Errorf("%s: is %d characters long, more than the bound of %d; shorten it", member, utf8.RuneCountInString(*s), max)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ const severalTrees = `{"site": {"name": "Acme Docs"}, "trees": [
 // profile, and drives HTTP and MCP: the catalog, the tree schema, a page
 // read by route, a tree-less search across the readable trees in the
 // configured order, the gated tree refused to an anonymous caller, and the
-// resource templates naming the configured trees; under the configured
+// resource templates naming the trees the caller may read; under the configured
 // site name, no served text names Turn Zero Cloud.
 func TestSeveralConfiguredTreesServeRealCorpora(t *testing.T) {
 	srcs := []ingest.TreeSource{
@@ -121,14 +122,18 @@ func TestSeveralConfiguredTreesServeRealCorpora(t *testing.T) {
 		t.Errorf("the holder's read of the gated tree: %d %s", code, raw)
 	}
 	// A tree the configuration does not name is not a tree, whatever a
-	// version holds.
-	if code, a, raw, _ := post(s.base, "read_documentation", map[string]any{"tree": "cloud"}); code != 400 || a.Error == nil || a.Error.Code != "invalid_request" {
+	// version holds; its refusal names the trees the caller may read
+	// alone (A-07), the gated one to its holder.
+	const refused = "member tree must be one of %s; see the action's request schema"
+	if code, a, raw, _ := post(s.base, "read_documentation", map[string]any{"tree": "cloud"}); code != 400 || a.Error == nil || a.Error.Code != "invalid_request" || a.Error.Detail != fmt.Sprintf(refused, "mintlify, mcp") {
 		t.Errorf("read of an unconfigured tree: %d %s", code, raw)
 	}
+	if code, a, raw, _ := post(s.base, "read_documentation", map[string]any{"tree": "cloud"}, "Authorization", gated); code != 400 || a.Error == nil || a.Error.Detail != fmt.Sprintf(refused, "mintlify, powershell, mcp") {
+		t.Errorf("the holder's read of an unconfigured tree: %d %s", code, raw)
+	}
 
-	// MCP: the tree member's enumeration lists the trees the caller can
-	// read, in the configured order; the templates name every configured
-	// tree.
+	// MCP: the tree member's enumeration and the templates list the
+	// trees the caller can read, in the configured order.
 	treeEnum := func(token string) []any {
 		t.Helper()
 		c := mcpSession(t, s.base, token)
@@ -179,7 +184,7 @@ func TestSeveralConfiguredTreesServeRealCorpora(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tp := range tpl.ResourceTemplates {
-		if strings.Contains(tp.Description, "documentation tree") && !strings.Contains(tp.Description, "(mintlify, powershell or mcp)") {
+		if strings.Contains(tp.Description, "documentation tree") && !strings.Contains(tp.Description, "(mintlify or mcp)") || strings.Contains(tp.Description, "powershell") {
 			t.Errorf("template %s: %s", tp.Name, tp.Description)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -50,6 +51,10 @@ type Action struct {
 
 	schema *jsonschema.Schema
 	quick  *quickCheck // nil where the request schema is beyond its subset
+	// trees says the request's tree member enumerates the configured
+	// trees (withTreeEnum), which a refusal of it does not list
+	// (treeChoices).
+	trees bool
 }
 
 // Admin reports whether the action answers admin callers alone (its
@@ -214,6 +219,7 @@ func (d *Dispatcher) Register(a *Action) error {
 	}
 	// The tree member names the configured trees (withTreeEnum).
 	a.Request = withTreeEnum(a.Request, d.TreeNames())
+	a.trees = hasTreeEnum(a.Request)
 	raw, err := json.Marshal(a.Request)
 	if err != nil {
 		return err
@@ -369,7 +375,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 			return nil, err
 		}
 	}
-	if err := a.validate(args); err != nil {
+	if err := a.validate(args, func() ([]string, error) { return d.Trees(ctx) }); err != nil {
 		rec.Subject = refusedSubject()
 		return nil, err
 	}
@@ -451,8 +457,10 @@ func CredentialPrefix(bearer string) string {
 }
 
 // validate runs the checks of args against the action's request schema,
-// integer literals first; its error wraps ErrSchema.
-func (a *Action) validate(args map[string]any) error {
+// integer literals first; its error wraps ErrSchema. A refusal of
+// the tree member names the trees trees gives, where the member
+// enumerates the configured trees.
+func (a *Action) validate(args map[string]any, trees treeChoices) error {
 	if err := checkIntegers(args); err != nil {
 		return err
 	}
@@ -460,7 +468,10 @@ func (a *Action) validate(args map[string]any) error {
 		return nil // proven valid; the validator would say so too
 	}
 	if err := a.schema.Validate(any(args)); err != nil {
-		return schemaError(err)
+		if !a.trees {
+			trees = nil
+		}
+		return schemaError(err, trees)
 	}
 	return nil
 }
@@ -485,7 +496,24 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 		args = map[string]any{}
 	}
 	start := time.Now()
-	err := a.validate(args)
+	// The caller is resolved once, and only where the arguments are
+	// refused: for the record, and for the trees a refusal of the tree
+	// member names.
+	caller := sync.OnceValues(func() (tzctx.Identity, error) {
+		if d.resolver == nil {
+			return tzctx.Identity{}, nil
+		}
+		return d.resolve(ctx)
+	})
+	err := a.validate(args, func() ([]string, error) {
+		// A credential refused reads as none: an anonymous caller's
+		// trees.
+		id, err := caller()
+		if err != nil {
+			id = tzctx.Identity{}
+		}
+		return d.Trees(tzctx.WithIdentity(ctx, id))
+	})
 	if err == nil {
 		return nil
 	}
@@ -493,14 +521,10 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 	if a.RefusedSubject != nil {
 		rec.Subject = a.RefusedSubject(args)
 	}
-	id := tzctx.Identity{}
-	if d.resolver != nil {
+	id, rerr := caller()
+	if rerr != nil {
 		bearer, _ := ctx.Value(credentialKey{}).(string)
-		if rid, rerr := d.resolve(ctx); rerr == nil {
-			id = rid
-		} else {
-			id.Credential = CredentialPrefix(bearer)
-		}
+		id = tzctx.Identity{Credential: CredentialPrefix(bearer)}
 	}
 	rec.Duration = time.Since(start)
 	d.finish(ctx, &rec, id, err)

@@ -160,6 +160,15 @@ func withTreeEnum(request map[string]any, names []string) map[string]any {
 	return req
 }
 
+// hasTreeEnum reports whether request has a tree member with an
+// enumeration: the configured trees, after withTreeEnum.
+func hasTreeEnum(request map[string]any) bool {
+	props, _ := request["properties"].(map[string]any)
+	tree, _ := props["tree"].(map[string]any)
+	_, ok := tree["enum"].([]any)
+	return ok
+}
+
 func toAny(names []string) []any {
 	out := make([]any, len(names))
 	for i, n := range names {

@@ -29,10 +29,18 @@ func (e schemaViolation) Unwrap() []error { return []error{e.te, ErrSchema} }
 // violation marks te as a schema violation.
 func violation(te *tzctx.Error) error { return schemaViolation{te} }
 
+// treeChoices gives the trees a refusal of a request's tree member names:
+// those the caller can read in the served version (Dispatcher.Trees).
+// The schema enumerates every configured tree, but a refusal is an answer
+// to one caller, which names no tree it may not read: a gated
+// tree's name reaches only the callers the catalog lists it to.
+type treeChoices func() ([]string, error)
+
 // schemaError turns a schema violation into invalid_request with a detail
 // naming the member and the rule, never the member's value: a value may be
-// a query's words.
-func schemaError(err error) error {
+// a query's words. A refusal of the tree member names the trees trees
+// gives, where trees is not nil.
+func schemaError(err error, trees treeChoices) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return violation(tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema"))
@@ -41,7 +49,7 @@ func schemaError(err error) error {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			msgs = append(msgs, describe(e))
+			msgs = append(msgs, describe(e, trees))
 			return
 		}
 		for _, c := range e.Causes {
@@ -55,7 +63,7 @@ func schemaError(err error) error {
 	return violation(tzctx.Errorf(tzctx.InvalidRequest, "%s; see the action's request schema", strings.Join(msgs, "; ")))
 }
 
-func describe(e *jsonschema.ValidationError) string {
+func describe(e *jsonschema.ValidationError, trees treeChoices) string {
 	member := "the request"
 	if len(e.InstanceLocation) > 0 {
 		member = "member " + EchoedPath(e.InstanceLocation)
@@ -64,6 +72,9 @@ func describe(e *jsonschema.ValidationError) string {
 	case *kind.Type:
 		return fmt.Sprintf("%s must be of type %s", member, strings.Join(k.Want, " or "))
 	case *kind.Enum:
+		if trees != nil && len(e.InstanceLocation) == 1 && e.InstanceLocation[0] == "tree" {
+			return treeRefusal(trees)
+		}
 		var want []string
 		for _, w := range k.Want {
 			want = append(want, fmt.Sprint(w))
@@ -85,6 +96,20 @@ func describe(e *jsonschema.ValidationError) string {
 		return fmt.Sprintf("missing member %s", echoedList(k.Missing))
 	}
 	return member + " does not fit the schema"
+}
+
+// treeRefusal is the detail refusing a tree member that names no
+// configured tree: the trees the caller can read, in the enumeration's
+// words where it can read any.
+func treeRefusal(trees treeChoices) string {
+	names, err := trees()
+	switch {
+	case err != nil:
+		return "member tree must name a documentation tree this connection may read; list_context lists them"
+	case len(names) == 0:
+		return "member tree must name a documentation tree this connection may read, and it may read none of the served site version"
+	}
+	return "member tree must be one of " + strings.Join(names, ", ")
 }
 
 // maxEchoed bounds the length of a caller's name a detail echoes.
