@@ -393,6 +393,7 @@ func (r *slReader) firsts(dir string, out map[string]slFirst) slFirst {
 	if f == nil {
 		return m
 	}
+	autoSteps(1 + len(f.pages) + len(f.subs))
 	for _, i := range f.pages {
 		if r.eligible(i) {
 			if !m.any || i < m.first {
@@ -452,6 +453,7 @@ func (r *slReader) autoList(dir string, group []string, firsts map[string]slFirs
 	}
 	var entries []*entry
 	if f := r.folders[dir]; f != nil {
+		autoSteps(1 + len(f.self) + len(f.pages) + len(f.subs))
 		if dir != "" {
 			for _, i := range f.self {
 				if r.eligible(i) {
