@@ -120,8 +120,13 @@ var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "v
 // ways, a lexical error, a closing bracket that closes nothing). opts
 // must carry its defaults.
 func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Options) error {
-	maxDepth := opts.MaxDepth * jsSyntaxDepthPerDepth
-	maxTokens := opts.MaxNodes*jsTokensPerNode + jsTokensBase
+	_, err := jsScan(ctx, name, src, jsx, opts.MaxDepth*jsSyntaxDepthPerDepth, opts.MaxNodes*jsTokensPerNode+jsTokensBase)
+	return err
+}
+
+// jsScan is jsGuard's scan with its bounds given: it returns the deepest
+// nesting it counted, for a test to hold against a parser's.
+func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, maxTokens int) (peak int, err error) {
 	// A hashbang line is a comment to esbuild, and only at the start.
 	start := 0
 	if bytes.HasPrefix(src, []byte("#!")) {
@@ -162,10 +167,10 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 		at := off
 		if tt == js.ErrorToken {
 			if lx.Err() == io.EOF {
-				return nil
+				return peak, nil
 			}
 			if string(data) != "@" {
-				return unread(fmt.Sprintf("%s: fix the module's syntax", jsOneLine(lx.Err().Error())))
+				return peak, unread(fmt.Sprintf("%s: fix the module's syntax", jsOneLine(lx.Err().Error())))
 			}
 		}
 		switch tt {
@@ -179,11 +184,11 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 			continue
 		}
 		if tokens++; tokens > maxTokens {
-			return fmt.Errorf("%s line %d: the module holds more than %d tokens (%d for each of --max-nav-nodes' values, and %d; %w): a navigation module is refused unparsed; shorten it or raise --max-nav-nodes", name, line, maxTokens, jsTokensPerNode, jsTokensBase, errJSBound)
+			return peak, fmt.Errorf("%s line %d: the module holds more than %d tokens (%d for each of --max-nav-nodes' values, and %d; %w): a navigation module is refused unparsed; shorten it or raise --max-nav-nodes", name, line, maxTokens, jsTokensPerNode, jsTokensBase, errJSBound)
 		}
 		if tokens%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return peak, err
 			}
 		}
 		if tt == js.DivToken || tt == js.DivEqToken {
@@ -198,12 +203,12 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 				case jsSlashDivide:
 					how = jsSlashDivide
 				case jsSlashEither:
-					return unread("a / here reads both as a division and as a regular expression, and the two readings do not meet again: put the regular expression in parentheses, or the division's operands")
+					return peak, unread("a / here reads both as a division and as a regular expression, and the two readings do not meet again: put the regular expression in parentheses, or the division's operands")
 				}
 			}
 			if how == jsSlashRegExp {
 				if tt, data = lx.RegExp(); tt == js.ErrorToken {
-					return unread("a regular expression is not closed on its line: fix the module's syntax")
+					return peak, unread("a regular expression is not closed on its line: fix the module's syntax")
 				}
 			}
 		}
@@ -218,7 +223,6 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 		}
 		nl := newline
 		newline = false
-		var err error
 		switch {
 		case word:
 			w := string(data)
@@ -279,7 +283,7 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 			slash, ends = jsSlashRegExp, false
 		case tt == js.LtToken || tt == js.LtLtToken:
 			if jsx && (slash != jsSlashDivide || nl) {
-				return unread("JSX, which tzctx does not read in a navigation module: write the navigation as data (strings, objects, arrays)")
+				return peak, unread("JSX, which tzctx does not read in a navigation module: write the navigation as data (strings, objects, arrays)")
 			}
 			n := len(data)
 			top.angle += n
@@ -313,8 +317,9 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 			err = deeper(1)
 			slash, ends = jsSlashRegExp, false
 		}
+		peak = max(peak, total)
 		if err != nil {
-			return err
+			return peak, err
 		}
 		if tt == js.TemplateToken || tt == js.StringToken || tt == js.TemplateEndToken {
 			line += bytes.Count(data, []byte("\n"))
