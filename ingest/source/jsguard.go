@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
@@ -62,8 +63,8 @@ const (
 var errJSBound = errors.New("over the bound")
 
 // errJSUnread is a module the scan refuses to hand to a parser though it
-// is within the bounds: JSX, a / that reads two ways, a lexical error or
-// a closing bracket that closes nothing.
+// is within the bounds: bytes that are not UTF-8, JSX, a / that reads two
+// ways, a lexical error or a closing bracket that closes nothing.
 var errJSUnread = errors.New("not read as navigation data")
 
 // jsScanLevel is one open bracket of the scan (the module itself at the
@@ -116,8 +117,9 @@ var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "v
 // with an error naming the line, the bound and the flag, where it nests
 // deeper than opts.MaxDepth×16, holds more than opts.MaxNodes×8+4,096
 // tokens,
-// or cannot be read safely (JSX where jsx is set, a / that reads two
-// ways, a lexical error, a closing bracket that closes nothing). opts
+// or cannot be read safely (bytes that are not UTF-8, JSX where jsx is
+// set, a / that reads two ways, a lexical error, a closing bracket that
+// closes nothing). opts
 // must carry its defaults.
 func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Options) error {
 	_, err := jsScan(ctx, name, src, jsx, opts.MaxDepth*jsSyntaxDepthPerDepth, opts.MaxNodes*jsTokensPerNode+jsTokensBase)
@@ -127,6 +129,20 @@ func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Option
 // jsScan is jsGuard's scan with its bounds given: it returns the deepest
 // nesting it counted, for a test to hold against a parser's.
 func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, maxTokens int) (peak int, err error) {
+	// esbuild's Transform, asked for a source map, never returns on a
+	// byte that is not UTF-8 (in a string: '\xe8'), so such a module is
+	// refused before it.
+	if !utf8.Valid(src) {
+		bad := 0
+		for bad < len(src) {
+			r, n := utf8.DecodeRune(src[bad:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			bad += n
+		}
+		return 0, fmt.Errorf("%s line %d: the byte 0x%02x is not UTF-8 (%w): save the module as UTF-8", name, 1+bytes.Count(src[:bad], []byte("\n")), src[bad], errJSUnread)
+	}
 	// A hashbang line is a comment to esbuild, and only at the start.
 	start := 0
 	if bytes.HasPrefix(src, []byte("#!")) {
