@@ -51,6 +51,14 @@ func (o *JSObject) Get(key string) any {
 	return o.Values[key]
 }
 
+// Line returns the line of key, 0 where absent or o is nil.
+func (o *JSObject) Line(key string) int {
+	if o == nil {
+		return 0
+	}
+	return o.Lines[key]
+}
+
 // JSCall is a call the reader did not run: the callee as written
 // ("defineConfig", "require.resolve") and its evaluated arguments.
 type JSCall struct {
