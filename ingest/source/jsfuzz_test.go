@@ -3,17 +3,13 @@ package source
 import (
 	"context"
 	"errors"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
-
-	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 )
 
 // jsFuzzSeeds are modules every JavaScript navigation fuzz target starts
@@ -77,31 +73,15 @@ func (v *jsDepthVisitor) Enter(js.INode) js.IVisitor {
 func (v *jsDepthVisitor) Exit(js.INode) { v.depth-- }
 
 // jsFuzzRead writes the fuzzed module as the reader's navigation file
-// beside files, and reads the folder within small bounds: it must not
-// panic or crash, a refusal must say what is wrong, and a read tree
-// lists each page file once.
-func jsFuzzRead(t *testing.T, src Source, root string, files map[string]string, nav string, data []byte) {
+// beside files in a folder of its own, and reads the folder within small
+// bounds: it must not panic or crash, a refusal must say what is wrong,
+// and a read tree lists each page file once.
+func jsFuzzRead(t *testing.T, src Source, files map[string]string, nav string, data []byte) {
+	all := map[string]string{nav: string(data)}
 	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		all[name] = body
 	}
-	p := filepath.Join(root, filepath.FromSlash(nav))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := sitefs.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
+	dir := folder(t, all)
 	tree, err := src.Read(context.Background(), dir, Options{MaxNodes: 10000, MaxDepth: 16})
 	if err != nil {
 		if strings.TrimSpace(err.Error()) == "" {
@@ -131,42 +111,38 @@ func jsFuzzAdd(f *testing.F, extra ...string) {
 // FuzzDocusaurusSidebars fuzzes a Docusaurus site's sidebars.js.
 func FuzzDocusaurusSidebars(f *testing.F) {
 	jsFuzzAdd(f)
-	root := f.TempDir()
 	files := map[string]string{"docusaurus.config.js": "module.exports = {presets: [['classic', {docs: {sidebarPath: './sidebars.js'}}]]}",
 		"docs/a.md": "# A\n", "docs/b.md": "---\nid: b\nsidebar_position: 2\n---\n# B\n", "docs/g/c.md": "# C\n"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jsFuzzRead(t, Docusaurus{}, root, files, "sidebars.js", data)
+		jsFuzzRead(t, Docusaurus{}, files, "sidebars.js", data)
 	})
 }
 
 // FuzzVitePressConfig fuzzes a VitePress site's .vitepress/config.ts.
 func FuzzVitePressConfig(f *testing.F) {
 	jsFuzzAdd(f)
-	root := f.TempDir()
 	files := map[string]string{"a.md": "# A\n", "b.md": "# B\n", "g/index.md": "# G\n", "g/c.md": "# C\n"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jsFuzzRead(t, VitePress{}, root, files, ".vitepress/config.ts", data)
+		jsFuzzRead(t, VitePress{}, files, ".vitepress/config.ts", data)
 	})
 }
 
 // FuzzStarlightConfig fuzzes a Starlight site's astro.config.mjs.
 func FuzzStarlightConfig(f *testing.F) {
 	jsFuzzAdd(f)
-	root := f.TempDir()
 	files := map[string]string{"src/content/docs/a.md": "---\ntitle: A\n---\n", "src/content/docs/g/b.md": "---\ntitle: B\nsidebar:\n  order: 1\n---\n",
 		"src/content/docs/g/c.md": "---\ntitle: C\n---\n"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jsFuzzRead(t, Starlight{}, root, files, "astro.config.mjs", data)
+		jsFuzzRead(t, Starlight{}, files, "astro.config.mjs", data)
 	})
 }
 
 // FuzzNextraMeta fuzzes a Nextra folder's pages/_meta.js.
 func FuzzNextraMeta(f *testing.F) {
 	jsFuzzAdd(f, `{"index": "Home", "about": {"title": "About"}}`)
-	root := f.TempDir()
 	files := map[string]string{"pages/index.md": "# Home\n", "pages/about.md": "# About\n", "pages/g/c.md": "# C\n"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jsFuzzRead(t, Nextra{}, root, files, "pages/_meta.js", data)
+		jsFuzzRead(t, Nextra{}, files, "pages/_meta.js", data)
 	})
 }
 

@@ -241,17 +241,16 @@ func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, ma
 		newline = false
 		switch {
 		case word:
-			w := string(data)
 			switch {
 			case jsStatementWords[tt]:
 				top.stmts++
 				total++
 				err = deeper(0)
 				slash, ends = jsSlashRegExp, false
-			case jsPrefixWords[w]:
+			case jsPrefixWords[string(data)]:
 				err = deeper(1)
 				slash, ends = jsSlashRegExp, false
-				if jsEitherWords[w] {
+				if jsEitherWords[string(data)] {
 					slash = jsSlashEither
 				}
 			case js.IsReservedWord(tt) && tt != js.ThisToken && tt != js.SuperToken && tt != js.NullToken && tt != js.TrueToken && tt != js.FalseToken:

@@ -327,32 +327,18 @@ type slFirst struct {
 // folder holds rather than a pass over every page per folder.
 func (r *slReader) indexFolders() {
 	r.folders = map[string]*slFolder{}
-	folder := func(dir string) *slFolder {
-		f := r.folders[dir]
-		if f == nil {
-			f = &slFolder{}
-			r.folders[dir] = f
-		}
-		return f
-	}
+	folder := func(dir string) *slFolder { return jsFolder(r.folders, dir) }
 	for i, p := range r.pages {
 		dir := slParent(p.slug)
 		if p.slug != "" {
 			folder(p.slug).self = append(folder(p.slug).self, i)
 		}
-		// The folders met for the first time (or met only as a page's
-		// own slug), up to the first one filed before, are each filed
-		// under its parent, from the top down.
-		var fresh []string
-		for c := dir; c != "" && !r.filed[c]; c = slParent(c) {
-			fresh = append(fresh, c)
-		}
-		for j := len(fresh) - 1; j >= 0; j-- {
-			c := fresh[j]
+		// A folder met only as a page's own slug is not filed yet.
+		jsFileFolders(dir, "", slParent, func(c string) bool { return r.filed[c] }, func(c string) {
 			r.filed[c] = true
 			pf := folder(slParent(c))
 			pf.subs = append(pf.subs, slBase(c))
-		}
+		})
 		folder(dir).pages = append(folder(dir).pages, i)
 	}
 }
