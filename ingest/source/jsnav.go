@@ -112,8 +112,10 @@ func ReadJSModule(ctx context.Context, dir *sitefs.Folder, name string, opts Opt
 
 // JSObjectLiteral evaluates the default export (or module.exports) of the
 // JavaScript or TypeScript module src, named name for errors and for its
-// language (.ts, .mts, .cts and .tsx are TypeScript). It is the reader of a
-// small navigation module such as Nextra's _meta.js.
+// language (.ts, .mts, .cts and .tsx are TypeScript), within the same
+// scan and bounds as ParseJSModule. Nextra's _meta modules are still read
+// by nextra.go's parser of data literals (after the same scan, jsGuard);
+// reading them here instead is issue 34's.
 func JSObjectLiteral(ctx context.Context, name string, src []byte, opts Options) (any, error) {
 	m, err := ParseJSModule(ctx, name, src, jsDefaults(opts))
 	if err != nil {
