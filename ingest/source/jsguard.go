@@ -108,9 +108,10 @@ var jsPrefixWords = map[string]bool{
 // before one ends no statement).
 var jsContinueWords = map[string]bool{"in": true, "instanceof": true, "of": true, "as": true, "satisfies": true, "extends": true, "implements": true, "is": true, "from": true}
 
-// jsEitherWords may be a name (a division follows) or an operator
-// keyword (a regular expression follows), or in TypeScript end a type
-// (as const, void).
+// jsEitherWords are the reserved words among jsPrefixWords that may
+// also be a name (a division follows) or, in TypeScript, end a type (as
+// const, void); every word of jsPrefixWords that is not reserved is read
+// so too.
 var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "void": true, "const": true, "let": true}
 
 // jsGuard scans the module src (named name for errors) and refuses it,
@@ -250,7 +251,10 @@ func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, ma
 			case jsPrefixWords[string(data)]:
 				err = deeper(1)
 				slash, ends = jsSlashRegExp, false
-				if jsEitherWords[string(data)] {
+				if jsEitherWords[string(data)] || js.IsIdentifier(tt) {
+					// A word that is not reserved (async, of, get,
+					// module, ...) may be a name, which a division
+					// follows.
 					slash = jsSlashEither
 				}
 			case js.IsReservedWord(tt) && tt != js.ThisToken && tt != js.SuperToken && tt != js.NullToken && tt != js.TrueToken && tt != js.FalseToken:

@@ -53,6 +53,8 @@ func jsHostileModules() map[string]string {
 		"minus-lines":     jsHostile("-\n") + "1",
 		"minus-comments":  jsHostile("-/**/") + "1",
 		"division-regexp": "function(){} /" + jsHostile(" -") + " 1/g",
+		"async-division":  "async /" + jsHostile(" -") + " 1/1",
+		"module-division": "module /" + jsHostile(" -") + " 1/1",
 	}
 	m := map[string]string{}
 	for name, e := range expr {
