@@ -29,6 +29,8 @@ var jsFuzzSeeds = []string{
 	"let x: keyof readonly A<B<C<D>>> = 1; type T = A extends B ? C : D\nexport default {}",
 	"#!/usr/bin/env node\n<!-- html\n--> comment\nmodule.exports = {a: '\\\n'}",
 	"export default {title: <b>JSX</b>}",
+	"x = async / - - - - 1/1; y = of / - - 1 / 2; z = (a) / - - b / c; w = a\n/ - - 1/g",
+	"x = {} / - - 1 / 2; y = function(){} / - 1/ 3; z = a++ / - 1 / 2; q = a! / - 1 / 2",
 }
 
 // jsFuzzOracle holds the scan to what it promises: where it counts a
@@ -41,6 +43,18 @@ func jsFuzzOracle(t *testing.T, name string, src []byte) {
 	peak, err := jsScan(context.Background(), name, src, ext == ".jsx" || ext == ".tsx", 1<<30, 1<<30)
 	if err != nil {
 		return
+	}
+	// tdewolff's parser reads JavaScript by its grammar, as esbuild does,
+	// without esbuild's folding of constants (- - 1 is 1): the source's
+	// own tree.
+	if ext == ".js" {
+		if ast, err := js.Parse(parse.NewInputBytes(append([]byte(nil), src...)), js.Options{}); err == nil {
+			d := &jsDepthVisitor{}
+			js.Walk(d, ast)
+			if d.max > 8*peak+16 {
+				t.Fatalf("the scan counted a nesting of %d, and the module's syntax tree is %d deep (more than 8 × %d + 16):\n%s", peak, d.max, peak, src)
+			}
+		}
 	}
 	loader := map[string]api.Loader{".ts": api.LoaderTS, ".mts": api.LoaderTS, ".tsx": api.LoaderTSX, ".jsx": api.LoaderJSX}[ext]
 	if loader == api.LoaderNone {
