@@ -51,6 +51,14 @@ func (o *JSObject) Get(key string) any {
 	return o.Values[key]
 }
 
+// Line returns the line of key, 0 where absent or o is nil.
+func (o *JSObject) Line(key string) int {
+	if o == nil {
+		return 0
+	}
+	return o.Lines[key]
+}
+
 // JSCall is a call the reader did not run: the callee as written
 // ("defineConfig", "require.resolve") and its evaluated arguments.
 type JSCall struct {
@@ -72,12 +80,6 @@ type JSModule struct {
 	Default any
 	Named   map[string]any
 }
-
-// jsSyntaxDepthPerDepth scales Options.MaxDepth into the bracket nesting
-// the parser is allowed to meet: the parser recurses once or more per
-// bracket, so a module nested deeper than MaxDepth×16 brackets is refused
-// before it is parsed.
-const jsSyntaxDepthPerDepth = 16
 
 // readJSConfig finds the first of names in dir (jsFindConfig) and reads
 // it as a module; a folder holding none is refused with missing, a format
@@ -110,8 +112,10 @@ func ReadJSModule(ctx context.Context, dir *sitefs.Folder, name string, opts Opt
 
 // JSObjectLiteral evaluates the default export (or module.exports) of the
 // JavaScript or TypeScript module src, named name for errors and for its
-// language (.ts, .mts, .cts and .tsx are TypeScript). It is the reader of a
-// small navigation module such as Nextra's _meta.js.
+// language (.ts, .mts, .cts and .tsx are TypeScript), within the same
+// scan and bounds as ParseJSModule. Nextra's _meta modules are still read
+// by nextra.go's parser of data literals (after the same scan, jsGuard);
+// reading them here instead is issue 34's.
 func JSObjectLiteral(ctx context.Context, name string, src []byte, opts Options) (any, error) {
 	m, err := ParseJSModule(ctx, name, src, jsDefaults(opts))
 	if err != nil {
@@ -139,15 +143,18 @@ func ParseJSModule(ctx context.Context, name string, src []byte, opts Options) (
 	if int64(len(src)) > opts.MaxFileBytes {
 		return nil, fmt.Errorf("%s is %d bytes, over the bound of %d bytes: shorten it or raise --max-manifest-bytes", name, len(src), opts.MaxFileBytes)
 	}
-	if line, depth := jsNesting(src); depth > opts.MaxDepth*jsSyntaxDepthPerDepth {
-		return nil, fmt.Errorf("%s line %d: brackets nest deeper than %d: a navigation module is refused unparsed; flatten it or raise --max-nav-depth", name, line, opts.MaxDepth*jsSyntaxDepthPerDepth)
+	// esbuild's parser cannot be bounded from outside: the module is
+	// scanned first (jsGuard), and refused unparsed past the bounds.
+	ext := strings.ToLower(path.Ext(name))
+	if err := jsGuard(ctx, name, src, ext == ".jsx" || ext == ".tsx", opts); err != nil {
+		return nil, err
 	}
 	// Every module goes through esbuild's Transform, TypeScript stripped of
 	// its types and JavaScript as it is, so that the parser meets one
 	// printed form (one import a line), and the source map gives back the
 	// author's lines.
 	loader := api.LoaderJS
-	switch strings.ToLower(path.Ext(name)) {
+	switch ext {
 	case ".ts", ".mts", ".cts":
 		loader = api.LoaderTS
 	case ".tsx":
@@ -171,7 +178,12 @@ func ParseJSModule(ctx context.Context, name string, src []byte, opts Options) (
 	// what an import brings is never read, so they are dropped.
 	code := jsImportAttrs.ReplaceAll(res.Code, []byte("$1;"))
 	lineMap := jsSourceMapLines(string(res.Map))
+	// What esbuild printed is what tdewolff's parser and the evaluator
+	// (both recursive) meet: it is held to the same bounds.
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := jsGuard(ctx, name+" (as esbuild prints it)", code, false, opts); err != nil {
 		return nil, err
 	}
 	// The parser's names and literals are slices of this buffer, which
@@ -204,48 +216,6 @@ func jsOneLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// jsNesting returns the deepest bracket nesting of src outside strings and
-// comments, and its line: a cheap scan that bounds the parser's recursion.
-func jsNesting(src []byte) (line, depth int) {
-	d, ln := 0, 1
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; c {
-		case '\n':
-			ln++
-		case '(', '[', '{':
-			d++
-			if d > depth {
-				depth, line = d, ln
-			}
-		case ')', ']', '}':
-			if d > 0 {
-				d--
-			}
-		case '\'', '"':
-			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
-				if src[i] == '\\' {
-					i++
-				}
-			}
-		case '/':
-			if i+1 < len(src) && src[i+1] == '/' {
-				for i < len(src) && src[i] != '\n' {
-					i++
-				}
-				i--
-			} else if i+1 < len(src) && src[i+1] == '*' {
-				end := bytes.Index(src[i+2:], []byte("*/"))
-				if end < 0 {
-					return line, depth
-				}
-				ln += bytes.Count(src[i:i+2+end], []byte("\n"))
-				i += end + 3
-			}
-		}
-	}
-	return line, depth
 }
 
 // jsSourceMapLines maps each line of esbuild's output (0-based index) to
@@ -328,9 +298,6 @@ type jsEval struct {
 	mappedAbove []int
 	lineProbes  int
 }
-
-// errJSBound is a module over the node or depth bound.
-var errJSBound = errors.New("over the bound")
 
 // line returns the source line of data, a slice of the parsed text, or 0.
 func (e *jsEval) line(data []byte) int {
@@ -609,8 +576,11 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 			return r, nil
 		}
 		if d, ok := e.decls[n]; ok && !e.busy[n] {
+			// A reference is a level: a chain of constants each naming
+			// the one before nests the evaluation as deep as brackets
+			// would.
 			e.busy[n] = true
-			r, err := e.eval(d, depth, e.declLine[n])
+			r, err := e.eval(d, depth+1, e.declLine[n])
 			e.busy[n] = false
 			if err != nil {
 				return nil, err

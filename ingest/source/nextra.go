@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -178,6 +179,16 @@ func readMeta(ctx context.Context, dir *sitefs.Folder, rel string, opts Options,
 		}
 		data, err := readNav(ctx, dir, name, opts)
 		if err != nil {
+			return nil, name, err
+		}
+		// The guard every navigation module passes before a parser
+		// meets it, with the bounds of the other formats' modules.
+		ext := path.Ext(m)
+		if err := jsGuard(ctx, name, data, ext == ".jsx" || ext == ".tsx", jsDefaults(opts)); err != nil {
+			if errors.Is(err, errJSUnread) && ext != ".json" {
+				t.Warnings = append(t.Warnings, fmt.Sprintf("%s, which is not read as data (the module is never run); the folder's pages are ordered by name instead. Write the default export as an object literal of strings and objects, or use _meta.json", err))
+				return nil, name, nil
+			}
 			return nil, name, err
 		}
 		var obj *jsObject
