@@ -41,12 +41,13 @@ func (LLMSTxt) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tre
 	var group []string
 	missing := 0
 	firstMissing := 0
+	nodes := 0
 	for i, line := range strings.Split(string(data), "\n") {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if i >= opts.MaxNodes {
-			return nil, &Error{File: name, Line: i + 1, Problem: fmt.Sprintf("the file has more than %d lines", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
+		if nodes++; nodes > opts.MaxNodes {
+			return nil, &Error{File: name, Line: i + 1, Problem: fmt.Sprintf("the file has more than %d lines and links", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
 		}
 		line = strings.TrimRight(line, "\r")
 		if strings.HasPrefix(line, "# ") && t.Name == "" && len(t.Pages) == 0 {
@@ -58,7 +59,19 @@ func (LLMSTxt) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tre
 			continue
 		}
 		for _, m := range llmsLinks(line) {
-			file := llmsFile(dir, m.target)
+			// A line may hold many links, each a look-up in the folder:
+			// a stop is seen at the next link, not the next line.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if nodes++; nodes > opts.MaxNodes {
+				return nil, &Error{File: name, Line: i + 1, Problem: fmt.Sprintf("the file has more than %d lines and links", opts.MaxNodes), Fix: "shorten it, or raise the bound with --max-nav-nodes"}
+			}
+			p, home := llmsPath(m.target)
+			if len(p) > opts.MaxPathBytes {
+				return nil, &Error{File: name, Line: i + 1, Problem: fmt.Sprintf("a link's path is %d bytes, over the bound of %d bytes", len(p), opts.MaxPathBytes), Fix: "shorten the link, or raise the bound with --max-path-bytes"}
+			}
+			file := llmsFile(dir, p, home, opts.MaxDepth)
 			if file == "" {
 				t.Skipped++
 				if missing++; firstMissing == 0 {
@@ -103,28 +116,53 @@ func llmsLinks(line string) []llmsLink {
 	}
 }
 
-// llmsFile finds the page file of the folder a link target names, "" for
-// none.
-func llmsFile(dir *sitefs.Folder, target string) string {
+// llmsPath is the path a link target names in the folder: without the
+// site's address, query and fragment, cleaned, without its leading and
+// trailing slashes and an .html suffix. home reports a target that names
+// the folder itself ("", "/", a site's address alone).
+func llmsPath(target string) (p string, home bool) {
 	if u, err := url.Parse(target); err == nil {
 		target = u.Path
 	}
 	target, _, _ = strings.Cut(target, "#")
-	p := strings.Trim(path.Clean("/"+target), "/")
-	p = strings.TrimSuffix(p, ".html")
-	for p != "" && p != "." {
-		for _, c := range []string{p, p + ".md", p + ".mdx", p + "/index.md", p + "/index.mdx", p + "/README.md"} {
-			if isPageFile(c) && dir.Exists(c) {
-				return c
+	p = strings.Trim(path.Clean("/"+target), "/")
+	return strings.TrimSuffix(p, ".html"), target == "" || target == "/"
+}
+
+// llmsFile finds the page file of the folder the path p (llmsPath) names,
+// "" for none (for home, the folder's home page): p itself, with .md or .mdx added, or as a folder's index,
+// first whole and then less its leading folders, one at a time.
+//
+// The work is linear in p's length: only p's last maxDepth+1 elements are
+// tried (no page the walk of a folder lists is deeper), each suffix is a
+// slice of p, and a suffix whose first folder is not in the folder is
+// passed over after one look-up of that folder, since no file below it
+// can exist.
+func llmsFile(dir *sitefs.Folder, p string, home bool, maxDepth int) string {
+	// Keep the last maxDepth+1 elements.
+	for i, n := len(p)-1, 0; i >= 0; i-- {
+		if p[i] == '/' {
+			if n++; n > maxDepth {
+				p = p[i+1:]
+				break
 			}
 		}
-		_, rest, ok := strings.Cut(p, "/")
-		if !ok {
+	}
+	for p != "" && p != "." {
+		first, rest, more := strings.Cut(p, "/")
+		if !more || dir.Exists(first) {
+			for _, c := range [...]string{p, p + ".md", p + ".mdx", p + "/index.md", p + "/index.mdx", p + "/README.md"} {
+				if isPageFile(c) && dir.Exists(c) {
+					return c
+				}
+			}
+		}
+		if !more {
 			break
 		}
 		p = rest
 	}
-	if target == "" || target == "/" {
+	if home {
 		for _, c := range []string{"index.md", "index.mdx", "README.md"} {
 			if dir.Exists(c) {
 				return c
