@@ -72,6 +72,10 @@ type Options struct {
 	// MaxNavDepth bounds the nesting of the navigation; 0 means
 	// manifest.DefaultMaxDepth.
 	MaxNavDepth int
+	// MaxPathBytes bounds the path of a page a navigation names (an
+	// llms.txt link's) and of a file or folder a walk lists; 0 means
+	// source.DefaultMaxPathBytes.
+	MaxPathBytes int
 	// Library is the library folder to publish with the trees
 	// (SiteLibrary finds a site folder's); "" publishes none.
 	Library string
