@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -111,5 +113,43 @@ func TestWalkPathBound(t *testing.T) {
 	_, err := Markdown{}.Read(context.Background(), dir, Options{MaxPathBytes: 32})
 	if err == nil || !strings.Contains(err.Error(), `"short/nnnn`) || !strings.Contains(err.Error(), "over the bound of 32 bytes") || !strings.Contains(err.Error(), "--max-path-bytes") {
 		t.Fatalf("Read = %v, want the path bound named", err)
+	}
+}
+
+// TestLLMSTxtLinksThroughLinks: matching links against the folder's
+// listings finds what sitefs.Folder.Exists finds: a page through a
+// symbolic link to a folder inside, a folder's index, a page less a base
+// path; a name below a link out of the folder or to nowhere counts as
+// present, so that reading it names the link; a file is no folder.
+func TestLLMSTxtLinksThroughLinks(t *testing.T) {
+	dir := folder(t, map[string]string{
+		"llms.txt": "# Site\n\n" +
+			"- [A](https://example.com/base/real/a)\n" +
+			"- [Via](/linked/b.md)\n" +
+			"- [Index](real/sub/)\n" +
+			"- [Out](out/x.md)\n" +
+			"- [Nowhere](gone/y)\n" +
+			"- [File](real/a.md/z)\n",
+		"real/a.md":         "# A\n",
+		"real/b.md":         "# B\n",
+		"real/sub/index.md": "# Sub\n",
+	})
+	root := dir.Dir()
+	for link, target := range map[string]string{"linked": "real", "out": t.TempDir(), "gone": "missing"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := LLMSTxt{}.Read(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range tree.Pages {
+		got = append(got, p.File)
+	}
+	want := []string{"real/a.md", "linked/b.md", "real/sub/index.md", "out/x.md", "gone/y.md"}
+	if strings.Join(got, " ") != strings.Join(want, " ") || tree.Skipped != 1 {
+		t.Errorf("files %v, %d skipped; want %v, 1 skipped", got, tree.Skipped, want)
 	}
 }
