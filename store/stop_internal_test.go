@@ -13,10 +13,11 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/dev/stepctx"
 )
 
-// stagedBuilder starts a build in s holding n pages of one tree.
-func stagedBuilder(t *testing.T, s *Store, n int) *Builder {
+// stagedBuilder starts a build in s, with workers index workers, holding
+// n pages of one tree, each of the copy "x" and indexTestGrams.
+func stagedBuilder(t *testing.T, s *Store, n, workers int) *Builder {
 	t.Helper()
-	b, err := s.NewBuilderWith(BuildOptions{IndexWorkers: 1})
+	b, err := s.NewBuilderWith(BuildOptions{IndexWorkers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestWriteDBStopsAtTheNextKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := stagedBuilder(t, s, 20)
+	b := stagedBuilder(t, s, 20, 1)
 	defer b.Abort()
 	ctx := stepctx.New(3)
 	if err := b.writeDB(ctx, []byte("{}")); !errors.Is(err, context.Canceled) || ctx.Checks() != 4 {
@@ -68,6 +69,21 @@ func TestSyncTreeStopsAtTheNextFile(t *testing.T) {
 	}
 }
 
+// feedOf starts an index feed of one worker in work and adds n pages.
+func feedOf(t *testing.T, work string, n int) *indexFeed {
+	t.Helper()
+	f, err := newIndexFeed(filepath.Join(work, indexDir), work, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := f.add(fmt.Sprint(i), indexTestGrams(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
 // TestIndexMergeStopsBetweenMerges: the index's merge sees a stop before
 // each merge: with a fan-in of 2, five segments merge in rounds, and a
 // stop at the second merge leaves the first one's output alone, returning
@@ -76,15 +92,7 @@ func TestIndexMergeStopsBetweenMerges(t *testing.T) {
 	defer func(was int) { mergeFanIn = was }(mergeFanIn)
 	mergeFanIn = 2
 	work := t.TempDir()
-	f, err := newIndexFeed(filepath.Join(work, indexDir), work, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 * indexBatch {
-		if err := f.add(fmt.Sprint(i), indexTestGrams(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f := feedOf(t, work, 5*indexBatch)
 	// Check 1 follows the workers, 2 and 3 precede the first two merges;
 	// close then reports the stop (check 4).
 	ctx := stepctx.New(2)
@@ -102,15 +110,7 @@ func TestIndexMergeStopsBetweenMerges(t *testing.T) {
 // in (the last merge of a large site took 0.65 s, waited out before).
 func TestIndexMergeEndsWhenClosed(t *testing.T) {
 	work := t.TempDir()
-	f, err := newIndexFeed(filepath.Join(work, indexDir), work, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 * indexBatch {
-		if err := f.add(fmt.Sprint(i), indexTestGrams(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f := feedOf(t, work, 2*indexBatch)
 	f.send()
 	close(f.batches)
 	f.closed = true
@@ -146,7 +146,7 @@ func TestFailedBuildLeavesNoFolder(t *testing.T) {
 			if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("OpenDeferred made the data directory: %v", err)
 			}
-			b := stagedBuilder(t, s, n)
+			b := stagedBuilder(t, s, n, 1)
 			ctx := stepctx.New(passes)
 			err = b.Commit(ctx, Meta{Name: "v", Created: time.Now(), Digest: "d", Pages: n})
 			t.Logf("commit after %d checks: %v", ctx.Checks(), err)
@@ -170,7 +170,7 @@ func TestFailedBuildLeavesNoFolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stagedBuilder(t, s, 3).Abort()
+		stagedBuilder(t, s, 3, 1).Abort()
 		if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("an aborted build left the data directory: %v", err)
 		}
@@ -181,7 +181,7 @@ func TestFailedBuildLeavesNoFolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stagedBuilder(t, s, 3).Abort()
+		stagedBuilder(t, s, 3, 1).Abort()
 		if _, err := os.Stat(data); err != nil {
 			t.Errorf("an aborted build removed a data directory it did not make: %v", err)
 		}
