@@ -241,7 +241,8 @@ func (tr *llmsTree) child(node *llmsNode, name string) *llmsNode {
 		if !tr.dir.Exists(path.Join(node.path, name)) {
 			return nil
 		}
-		return &llmsNode{path: path.Join(node.path, name)}
+		// Below a folder that could not be listed, names are asked too.
+		return &llmsNode{path: path.Join(node.path, name), state: asked}
 	case present:
 		return node
 	}
