@@ -28,6 +28,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-nav-nodes", Usage: "most navigation entries a manifest may expand to after $ref resolution", Unit: "entries", Default: manifest.DefaultMaxNodes, Int: &o.MaxNavNodes},
 		{Flag: "max-nav-depth", Usage: "deepest nesting of objects and arrays the navigation may have", Unit: "levels", Default: manifest.DefaultMaxDepth, Int: &o.MaxNavDepth},
 		{Flag: "max-warnings", Usage: "most warnings of one kind listed for a tree's navigation; the rest are counted in one line", Unit: "warnings", Default: source.DefaultMaxWarnings, Int: &o.MaxWarnings},
+		{Flag: "max-path-bytes", Usage: "longest path of a page a navigation names (an llms.txt link's) or of a file a folder walk lists, in bytes", Unit: "bytes", Default: source.DefaultMaxPathBytes, Int: &o.MaxPathBytes},
 		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
 		{Flag: "max-library-file-bytes", Usage: "largest library file (and library.json) accepted, in bytes", Unit: "bytes", Default: DefaultMaxLibraryFileBytes, Int64: &o.MaxLibraryFileBytes},
 		{Flag: "max-library-bytes", Usage: "most bytes the library's files may hold together", Unit: "bytes", Default: DefaultMaxLibraryBytes, Int64: &o.MaxLibraryBytes},

@@ -75,6 +75,10 @@ type Options struct {
 	// MaxWarnings bounds the warnings of one kind a tree's reader's list
 	// keeps; 0 means source.DefaultMaxWarnings.
 	MaxWarnings int
+	// MaxPathBytes bounds the path of a page a navigation names (an
+	// llms.txt link's) and of a file or folder a walk lists; 0 means
+	// source.DefaultMaxPathBytes.
+	MaxPathBytes int
 	// Library is the library folder to publish with the trees
 	// (SiteLibrary finds a site folder's); "" publishes none.
 	Library string

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx"
@@ -100,7 +102,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			return fail(&Error{File: src.Dir, Problem: err.Error()})
 		}
 	}
-	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth})
+	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
@@ -120,13 +122,14 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		}
 		return fail(&Error{File: src.Dir, Problem: err.Error(), Fix: "fix the " + format.Format() + " navigation", Err: err})
 	}
+	nav.Pages, nav.Warnings = readableNames(nav.Pages, nav.Warnings)
 	if len(nav.Pages) == 0 {
 		if nav.Navigation == "" || format.Format() == "mintlify" {
 			return fail(&Error{File: filepath.Join(src.Dir, nav.Navigation), Pointer: "/navigation", Problem: "the manifest lists no page", Fix: "list the tree's pages under navigation"})
 		}
 		return fail(&Error{File: filepath.Join(src.Dir, filepath.FromSlash(nav.Navigation)), Problem: "the " + format.Format() + " navigation lists no page that exists", Fix: "list the tree's pages in " + nav.Navigation})
 	}
-	if err := checkRoutes(src, nav.Pages); err != nil {
+	if err := checkRoutes(ctx, src, nav.Pages); err != nil {
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
@@ -135,6 +138,56 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		t.title = derivedTitle(src.Name, "index")
 	}
 	return t, dir, nav.Pages, nil
+}
+
+// readableNames leaves out the pages whose file or path holds a control
+// character (C0, DEL or C1) or a byte that is not UTF-8, with a warning
+// naming each such file, or each such folder once, quoted: such a name is
+// never page text, and a route holding it would not read back (a line end
+// breaks the index line, an escape garbles a terminal, a stray byte is no
+// text a JSON answer can carry).
+func readableNames(pages []source.Page, warnings []string) ([]source.Page, []string) {
+	kept := pages[:0:0]
+	warned := map[string]bool{}
+	for _, mp := range pages {
+		bad := unreadableAt(mp.File)
+		name := mp.File
+		if bad < 0 {
+			bad, name = unreadableAt(mp.Path), mp.Path
+		}
+		if bad < 0 {
+			kept = append(kept, mp)
+			continue
+		}
+		// The element holding the fault: a folder's is warned about once.
+		end := strings.IndexByte(name[bad:], '/')
+		if end >= 0 {
+			folder := name[:bad+end]
+			if !warned[folder] {
+				warned[folder] = true
+				warnings = append(warnings, fmt.Sprintf("%s: the folder name %s holds a control character or a byte that is not UTF-8; its pages are left out, rename the folder to serve them", mp.ListedIn, strconv.Quote(folder)))
+			}
+			continue
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: the name %s holds a control character or a byte that is not UTF-8; the page is left out, rename it to serve it", mp.ListedIn, strconv.Quote(name)))
+	}
+	return kept, warnings
+}
+
+// unreadableAt returns the byte offset in name of the first control
+// character or byte that is not UTF-8, -1 for none.
+func unreadableAt(name string) int {
+	for i, r := range name {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			if r != utf8.RuneError {
+				return i
+			}
+			if _, n := utf8.DecodeRuneInString(name[i:]); n <= 1 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // readPages reads and checks the tree's pages in manifest order, calling
@@ -165,9 +218,12 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 
 // checkRoutes refuses two page paths that name one route ("guides" and
 // "guides/index"): the second page would replace the first one's copy.
-func checkRoutes(src TreeSource, pages []source.Page) error {
+func checkRoutes(ctx context.Context, src TreeSource, pages []source.Page) error {
 	first := make(map[string]int, len(pages))
 	for i, mp := range pages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		route := tzctx.RouteOf(src.Name, mp.Path)
 		j, ok := first[route]
 		if !ok {
@@ -348,6 +404,9 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 		b.WriteString("# " + t.title + "\n\n")
 		var prev []string
 		for i, p := range t.pages {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if g := groupLine(prev, p.group, i == 0); g != "" {
 				b.WriteString("\n" + g + "\n\n")
 			}
@@ -365,6 +424,9 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 	if t.full == "" && composeFull {
 		var b strings.Builder
 		for i, p := range t.pages {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if i > 0 {
 				b.WriteString("\n")
 			}
@@ -375,8 +437,8 @@ func compose(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes in
 		}
 		t.full = b.String()
 	}
-	t.outline = outline(t)
-	return nil
+	t.outline, err = outline(ctx, t)
+	return err
 }
 
 // groupLine is the line that opens the navigation group of a page whose
@@ -446,13 +508,28 @@ func optionalText(ctx context.Context, dir *sitefs.Folder, name string, maxBytes
 // listed page, verbatim, in manifest order (a page the index does not link
 // gets its composed index line), each followed by one line per heading of
 // depth 2 or more, indented two spaces, linking the heading's anchor.
-func outline(t *loadedTree) string {
+//
+// It checks ctx at every page and every line of the index, either of
+// which may number in the millions.
+func outline(ctx context.Context, t *loadedTree) (string, error) {
 	lineOf := map[string]string{}
 	byKey := map[string]string{}
 	for _, p := range t.pages {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		byKey[linkKey(t.name, p.Route)] = p.Route
 	}
-	for _, line := range strings.SplitAfter(t.index, "\n") {
+	for rest := t.index; rest != ""; {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		for _, target := range LinkTargets(line) {
 			if route, ok := byKey[linkKey(t.name, target)]; ok {
 				if _, dup := lineOf[route]; !dup {
@@ -465,6 +542,9 @@ func outline(t *loadedTree) string {
 	var b strings.Builder
 	var prev []string
 	for i, p := range t.pages {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		if g := groupLine(prev, p.group, i == 0); g != "" {
 			b.WriteString(g + "\n")
 		}
@@ -482,7 +562,7 @@ func outline(t *loadedTree) string {
 			b.WriteString("  - [" + hs[i].Text + "](" + tzctx.LinkTarget(p.Route+"#"+a) + ")\n")
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // LinkTargets returns the destinations of the inline Markdown links of a

@@ -412,7 +412,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (re
 		}
 		return res, badArchive("", "holds data after its gzip stream")
 	}
-	if err := syncTree(dir); err != nil {
+	if err := syncTree(ctx, dir); err != nil {
 		return res, err
 	}
 	killpoint.Reach("import.unpacked")

@@ -49,6 +49,9 @@ type Builder struct {
 	indexed int
 	span    *span
 	done    bool
+	// laidOut are the folders of the data directory this builder created
+	// (OpenDeferred), outermost first: Abort removes them where empty.
+	laidOut []string
 	// library is the library catalog's record, nil for none.
 	library []byte
 }
@@ -81,12 +84,17 @@ func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
 	if o.IndexWorkers < 1 || o.IndexWorkers > MaxIndexWorkers {
 		return nil, fmt.Errorf("%d index workers: give 1 to %d", o.IndexWorkers, MaxIndexWorkers)
 	}
-	s.cleanStaging()
-	dir, lock, err := s.newStaging("build")
+	laidOut, err := s.makeLayout()
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}}
+	s.cleanStaging()
+	dir, lock, err := s.newStaging("build")
+	if err != nil {
+		removeEmpty(laidOut)
+		return nil, err
+	}
+	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}, laidOut: laidOut}
 	b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
 	if err == nil {
 		b.aux, err = newFlatWriter(filepath.Join(dir, auxFile))
@@ -283,8 +291,9 @@ func (b *Builder) IndexPage(ord int, g PageGrams) error {
 
 // writeDB writes the version's bbolt file in one transaction: the
 // metadata, the manifests and where every text lies, each bucket's keys in
-// order, so its pages are filled and nothing is freed.
-func (b *Builder) writeDB(meta []byte) error {
+// order, so its pages are filled and nothing is freed. It checks ctx at
+// every key: a site of a million pages puts two million.
+func (b *Builder) writeDB(ctx context.Context, meta []byte) error {
 	db, err := bolt.Open(filepath.Join(b.dir, dbFile), 0o644, &bolt.Options{NoFreelistSync: true})
 	if err != nil {
 		return err
@@ -321,6 +330,9 @@ func (b *Builder) writeDB(meta []byte) error {
 				}
 				sb.FillPercent = 1
 				for _, k := range sortedKeys(m) {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
 					if err := sb.Put([]byte(k), m[k]); err != nil {
 						return err
 					}
@@ -397,11 +409,11 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 			return fmt.Errorf("write %s: %w", auxFile, err)
 		}
 		killpoint.Reach("commit.texts")
-		if err := b.writeDB(mb); err != nil {
+		if err := b.writeDB(ctx, mb); err != nil {
 			return fmt.Errorf("write %s: %w", dbFile, err)
 		}
 		killpoint.Reach("commit.db")
-		if err := b.index.close(); err != nil {
+		if err := b.index.close(ctx); err != nil {
 			return fmt.Errorf("build search index: %w", err)
 		}
 		b.index = nil
@@ -409,7 +421,7 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := syncTree(b.dir); err != nil {
+		if err := syncTree(ctx, b.dir); err != nil {
 			return err
 		}
 		killpoint.Reach("commit.synced")
@@ -458,13 +470,17 @@ func (b *Builder) Abort() {
 	if b.lock != nil {
 		b.lock.Close()
 	}
+	removeEmpty(b.laidOut)
 }
 
 // syncTree fsyncs every file below dir, so a rename publishes only data
-// that is on disk.
-func syncTree(dir string) error {
+// that is on disk. It checks ctx before each file.
+func syncTree(ctx context.Context, dir string) error {
 	return filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		f, err := os.Open(p)

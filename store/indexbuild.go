@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -98,17 +99,26 @@ func (f *indexFeed) run() {
 		if failed || f.stop.Load() {
 			continue
 		}
-		docs := make([]index.Document, len(b.docs))
-		for i, d := range b.docs {
-			doc := newGramDoc(d.id, d.g)
-			doc.AddIDField()
-			docs[i] = doc
-		}
-		if err := f.writeSegment(b.seq, docs); err != nil {
+		if err := f.batch(b); err != nil {
 			failed = true
 			f.errs <- indexFault(f.workDir, err)
 		}
 	}
+}
+
+// batch writes the segment of b. A panic in it is its fault, which the
+// builder's caller gets and aborts on, so that it removes its staging
+// folder: a panic on a worker's goroutine would end the process before
+// any clean-up.
+func (f *indexFeed) batch(b indexBatchDocs) (err error) {
+	defer recovered(&err)
+	docs := make([]index.Document, len(b.docs))
+	for i, d := range b.docs {
+		doc := newGramDoc(d.id, d.g)
+		doc.AddIDField()
+		docs[i] = doc
+	}
+	return f.writeSegment(b.seq, docs)
 }
 
 // writeSegment writes the segment of batch seq, docs, to a file of its
@@ -162,14 +172,22 @@ func (f *indexFeed) send() {
 }
 
 // close waits for the pending pages and builds the index: the segments'
-// merge, in bleve's index folder.
-func (f *indexFeed) close() error {
+// merge, in bleve's index folder. A stop (ctx's end) drops the batches
+// not yet begun, is seen before each merge, and ends a merge under way at
+// its next segment or field, so a stopped build does not wait the merge
+// out; close then returns ctx's error.
+func (f *indexFeed) close(ctx context.Context) error {
 	f.closed = true
 	if len(f.pending) > 0 {
 		f.send()
 	}
 	close(f.batches)
+	stop := context.AfterFunc(ctx, func() { f.stop.Store(true) })
 	f.wg.Wait()
+	stop()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := f.fault(); err != nil {
 		return err
 	}
@@ -177,7 +195,10 @@ func (f *indexFeed) close() error {
 		return errors.New("the search index has no page")
 	}
 	sort.Strings(f.segs)
-	if err := f.build(); err != nil {
+	if err := f.build(ctx); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		return indexFault(f.workDir, err)
 	}
 	return nil
@@ -190,7 +211,10 @@ func (f *indexFeed) close() error {
 var mergeFanIn = 64
 
 // build merges the segments into one and puts it in bleve's index folder.
-func (f *indexFeed) build() error {
+func (f *indexFeed) build(ctx context.Context) error {
+	// The merges end at their next segment or field once closed is.
+	closed := make(chan struct{})
+	defer context.AfterFunc(ctx, func() { close(closed) })()
 	segs := f.segs
 	// Rounds of at most mergeFanIn consecutive segments, in batch order,
 	// until one merge takes the rest: the same pages in the same order,
@@ -203,8 +227,11 @@ func (f *indexFeed) build() error {
 				next = append(next, group[0])
 				continue
 			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			out := filepath.Join(f.workDir, fmt.Sprintf("index-round%d-%06d.zap", round, i/mergeFanIn))
-			if err := mergeSegments(group, out); err != nil {
+			if err := mergeSegments(group, out, closed); err != nil {
 				return err
 			}
 			next = append(next, out)
@@ -213,8 +240,11 @@ func (f *indexFeed) build() error {
 	}
 	merged := segs[0]
 	if len(segs) > 1 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		merged = filepath.Join(f.workDir, "index-merged.zap")
-		if err := mergeSegments(segs, merged); err != nil {
+		if err := mergeSegments(segs, merged, closed); err != nil {
 			return err
 		}
 	}
@@ -244,8 +274,9 @@ func (f *indexFeed) build() error {
 }
 
 // mergeSegments merges the segment files paths into the file merged, in
-// one pass, and removes them.
-func mergeSegments(paths []string, merged string) error {
+// one pass, and removes them. Closing closed ends the merge at its next
+// segment or field.
+func mergeSegments(paths []string, merged string, closed chan struct{}) error {
 	segs := make([]segment.Segment, 0, len(paths))
 	defer func() {
 		for _, s := range segs {
@@ -259,7 +290,7 @@ func mergeSegments(paths []string, merged string) error {
 		}
 		segs = append(segs, s)
 	}
-	if _, _, err := indexPlugin.Merge(segs, make([]*roaring.Bitmap, len(segs)), merged, nil, nil); err != nil {
+	if _, _, err := indexPlugin.Merge(segs, make([]*roaring.Bitmap, len(segs)), merged, closed, nil); err != nil {
 		return fmt.Errorf("merge index segments: %w", err)
 	}
 	for _, s := range segs {

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-
-	"github.com/turnzerocloud/tzctx"
 )
 
 // indexTestGrams are the n-gram lists of page i of the index tests: a
@@ -124,25 +122,7 @@ func TestIndexWorkersBuildBlevesIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := s.NewBuilderWith(BuildOptions{IndexWorkers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var pages []tzctx.Page
-		for i := range n {
-			pages = append(pages, tzctx.Page{Path: fmt.Sprintf("p%d", i), Route: fmt.Sprintf("/cloud/p%d/", i), Title: "P"})
-		}
-		if err := b.PutTree("cloud", "Cloud", pages); err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range pages {
-			if err := b.PutText("cloud", p.Route, "x", Layout{Total: 1, LineStarts: []uint32{0}, Bases: []uint32{0}}); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.IndexPage(i, indexTestGrams(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		b := stagedBuilder(t, s, n, workers)
 		if err := b.Commit(t.Context(), Meta{Name: "v", Created: time.Now(), Digest: "d", Pages: n}); err != nil {
 			t.Fatal(err)
 		}

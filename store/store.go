@@ -140,20 +140,56 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// OpenDeferred opens the data directory dir as Open does, but creates
+// nothing yet: the first Builder lays out the directory and its folders,
+// and its Abort removes again those it created. So an ingest that fails,
+// is stopped, or crashes before its build begins (in a reader, say)
+// leaves no folder behind. dir, where it exists, must be a folder; what
+// a killed build left in its staging folder is removed at once, so the
+// next run clears it even where it fails before it builds.
+func OpenDeferred(dir string) (*Store, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open data directory: %s is not a folder", dir)
+	}
+	s := &Store{dir: dir}
+	s.cleanStaging()
+	return s, nil
+}
+
 // layOut creates the data directory and its versions/ and staging/
 // folders where missing, and keeps the folders it created for undoLayout.
 func (s *Store) layOut() error {
-	var created []string
-	for _, d := range []string{s.dir, filepath.Join(s.dir, versionsDir), filepath.Join(s.dir, stagingDir)} {
-		created = append(created, missingFolders(d)...)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("open data directory: %w", err)
-		}
+	created, err := s.makeLayout()
+	if err != nil {
+		return err
 	}
 	s.layoutMu.Lock()
 	s.laidOut = append(s.laidOut, created...)
 	s.layoutMu.Unlock()
 	return nil
+}
+
+// makeLayout creates the data directory and its versions/ and staging/
+// folders where missing, and returns the folders it created, outermost
+// first.
+func (s *Store) makeLayout() ([]string, error) {
+	var created []string
+	for _, d := range []string{s.dir, filepath.Join(s.dir, versionsDir), filepath.Join(s.dir, stagingDir)} {
+		created = append(created, missingFolders(d)...)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			removeEmpty(created)
+			return nil, fmt.Errorf("open data directory: %w", err)
+		}
+	}
+	return created, nil
+}
+
+// removeEmpty removes the folders made, innermost first, where they are
+// still empty: a folder something else filled stays.
+func removeEmpty(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		_ = os.Remove(made[i])
+	}
 }
 
 // missingFolders returns the folders MkdirAll(d) would create, outermost
@@ -184,9 +220,7 @@ func (s *Store) keepLayout() {
 func (s *Store) undoLayout() {
 	s.layoutMu.Lock()
 	defer s.layoutMu.Unlock()
-	for i := len(s.laidOut) - 1; i >= 0; i-- {
-		_ = os.Remove(s.laidOut[i]) // a folder something else filled stays
-	}
+	removeEmpty(s.laidOut)
 	s.laidOut = nil
 }
 

@@ -50,7 +50,10 @@ version is complete; --activate then makes it the served version.`,
 			if err := lim.CheckBounds(); err != nil {
 				return err
 			}
-			st, err := store.Open(g.dataDir())
+			// Nothing is created before the build begins, and a failed
+			// build removes the folders it created: a failed or stopped
+			// ingest leaves no folder behind.
+			st, err := store.OpenDeferred(g.dataDir())
 			if err != nil {
 				return diskFault(g.dataDir(), "nothing was stored", err)
 			}

@@ -265,6 +265,8 @@ func TestIngestStopsAndBounds(t *testing.T) {
 		genSite(t, big, 3000)
 		fan := filepath.Join(t.TempDir(), "tzdocs")
 		fanOutTree(t, fan)
+		deep := filepath.Join(t.TempDir(), "deep")
+		deepLinksTree(t, deep)
 		cases := []struct {
 			name  string
 			args  []string
@@ -276,6 +278,10 @@ func TestIngestStopsAndBounds(t *testing.T) {
 			// catching the signal, however slowly it started.
 			{"walking the manifest", []string{"--tree", "tzdocs=" + fan, "--max-nav-nodes", "1000000000000"},
 				func(_ string, p *proc) bool { return holdsOpen(t, p, fan) }},
+			// Links through a folder nested as deep as the bound, 16 MiB
+			// of them: a stop is seen at the next link.
+			{"matching llms.txt links", []string{"--tree", "tzdocs=" + deep},
+				func(_ string, p *proc) bool { return holdsOpen(t, p, deep) }},
 			{"loading pages", []string{"--tree", "tzdocs=" + big},
 				func(_ string, p *proc) bool { return holdsOpen(t, p, big) }},
 			{"writing", []string{"--tree", "tzdocs=" + big},
@@ -320,6 +326,22 @@ func TestIngestStopsAndBounds(t *testing.T) {
 			})
 		}
 	})
+}
+
+// deepLinksTree writes a folder holding a folder nested 64 deep and an
+// llms.txt of 16 MiB of links through all of it, each to a page that is
+// not there.
+func deepLinksTree(t *testing.T, dir string) {
+	chain := strings.Repeat("a/", 64)
+	if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(chain)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("# Deep\n\n- [Home](index.md)\n")
+	for i := 0; b.Len() < 16<<20-200; i++ {
+		fmt.Fprintf(&b, "- [x](%sx%d)\n", chain, i)
+	}
+	testkit.WriteFiles(t, dir, map[string]string{"index.md": "# Home\n", "llms.txt": b.String()})
 }
 
 func lastLine(s string) string {

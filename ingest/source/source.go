@@ -34,6 +34,10 @@ type Options struct {
 	MaxFileBytes int64 // bytes of each navigation file
 	MaxNodes     int   // navigation entries visited, folder entries listed included
 	MaxDepth     int   // nesting of a navigation entry, and of folders walked
+	// MaxPathBytes bounds the path of a page a navigation entry names (an
+	// llms.txt link's, after its site's address) and of a file or folder
+	// a walk lists, relative to the folder.
+	MaxPathBytes int
 }
 
 // The defaults of Options for the formats of this package other than
@@ -42,6 +46,8 @@ const (
 	DefaultMaxFileBytes = 16 << 20
 	DefaultMaxNodes     = 1_000_000
 	DefaultMaxDepth     = 64
+	// DefaultMaxPathBytes is PATH_MAX: no longer path names a file.
+	DefaultMaxPathBytes = 4096
 )
 
 // withDefaults fills the zero fields of o.
@@ -54,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxPathBytes <= 0 {
+		o.MaxPathBytes = DefaultMaxPathBytes
 	}
 	return o
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -119,6 +120,11 @@ func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entr
 	w.nodes += len(ents)
 	e := &entry{name: path.Base(rel), rel: rel, dir: true}
 	for _, d := range ents {
+		// A folder may hold up to the node bound's names: a stop is seen
+		// at the next name.
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
 		name := d.Name
 		isDir := d.IsDir
 		if strings.HasPrefix(name, ".") || name == "node_modules" || w.skip != nil && w.skip(name, isDir) {
@@ -127,6 +133,9 @@ func (w *walker) walk(rel string, depth int, keep func(name string) bool) (*entr
 		child := name
 		if rel != "." {
 			child = rel + "/" + name
+		}
+		if limit := w.opts.withDefaults().MaxPathBytes; len(child) > limit {
+			return nil, &Error{File: strconv.Quote(child), Problem: fmt.Sprintf("the path is %d bytes, over the bound of %d bytes", len(child), limit), Fix: "shorten the names of its folders, or raise the bound with --max-path-bytes"}
 		}
 		switch {
 		case isDir:
