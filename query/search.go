@@ -730,10 +730,14 @@ func isEmpty(s []uint64) bool {
 }
 
 // Warm derives what the reader reads of v on every search (its pages'
-// lower-cased titles and headings) before v is served, so that the first
-// search after an activation or a start pays nothing for it. StoreWarm
+// lower-cased titles and headings, and search_documentation's section
+// index) before v is served, so that the first search after an
+// activation or a start pays nothing for it. StoreWarm
 // makes it a store.WarmFunc.
 func (r *Reader) Warm(_ context.Context, v Version) error {
-	_, err := pagesOf(v)
+	if _, err := pagesOf(v); err != nil {
+		return err
+	}
+	_, err := sectionsOf(v)
 	return err
 }
