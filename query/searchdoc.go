@@ -169,11 +169,15 @@ func (r *Reader) SearchDocumentation(ctx context.Context, req SearchRequest) (*S
 	if err != nil {
 		return nil, subject, err
 	}
-	ranked, err := ix.rank(ctx, scope, ix.queryTerms(*req.Query), packConsidered*4)
+	ranked, matched, err := ix.rank(ctx, scope, ix.queryTerms(*req.Query), packConsidered*4)
 	if err != nil {
 		return nil, subject, err
 	}
-	a, err := r.pack(v, ix, names, scope, ranked, budget, lim.BudgetMax)
+	a, err := r.pack(v, ix, names, scope, ranked, budget)
+	if err != nil {
+		return nil, subject, err
+	}
+	a.Continuation = continuation(len(a.Sections), matched, budget, lim.BudgetMax)
 	return a, subject, err
 }
 
@@ -181,7 +185,7 @@ func (r *Reader) SearchDocumentation(ctx context.Context, req SearchRequest) (*S
 // the first, packed whole best first while they fit the budget, trying
 // packTries more once one does not, and the first cut at the last place
 // a reader can stop where it alone passes the budget.
-func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, ranked []scoredSection, budget, budgetMax int) (*SearchAnswer, error) {
+func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, ranked []scoredSection, budget int) (*SearchAnswer, error) {
 	a := &SearchAnswer{Version: v.Name(), Budget: budget, Sections: []SearchSection{}}
 	if c, ok := v.(interface{ Created() time.Time }); ok && !c.Created().IsZero() {
 		a.Created = c.Created().UTC().Format(time.RFC3339)
@@ -192,15 +196,14 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 	}
 	var b strings.Builder
 	collapsed := map[int32]int{} // dup group -> its packed section's index, -1 where skipped
-	considered, tries, left := 0, 0, 0
+	considered, tries := 0, 0
 	for _, c := range ranked {
 		e := ix.secs[c.sec]
 		if _, ok := collapsed[e.dup]; ok {
 			continue // its group's first is packed, or did not fit
 		}
 		if considered == packConsidered || tries > packTries {
-			left++
-			continue
+			break
 		}
 		considered++
 		s, body, err := r.section(v, ix, names, c)
@@ -226,7 +229,6 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 			size = utf8.RuneCountInString(lead) + 1 + n + trailingNewline(body)
 		default:
 			tries++
-			left++
 			collapsed[e.dup] = -1
 			continue
 		}
@@ -255,21 +257,20 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 		a.Sections = append(a.Sections, s)
 	}
 	a.Text = b.String()
-	a.Continuation = continuation(len(a.Sections), left, budget, budgetMax)
 	return a, nil
 }
 
-// continuation says how to read on from an answer's sections; it names
-// nothing of the query.
-func continuation(packed, left, budget, budgetMax int) string {
+// continuation says how to read on from an answer's packed sections,
+// of matched; it names nothing of the query.
+func continuation(packed, matched, budget, budgetMax int) string {
 	if packed == 0 {
 		return "No section matched the query's words. Try other words, or read_documentation with query for exact words and names."
 	}
 	s := "Each section is its page's served text from offset for length code points. Read on from one with read_documentation: page set to its route, offset to its offset plus length, stamp to its stamp."
-	if left > 0 {
-		s += " " + strconv.Itoa(left) + " more matching sections did not fit the budget of " + strconv.Itoa(budget) + " code points"
+	if matched > packed {
+		s += " " + strconv.Itoa(matched) + " sections matched the query's words; the best that fit the budget of " + strconv.Itoa(budget) + " code points are packed"
 		if budget < budgetMax {
-			s += "; ask again with a larger budget (at most " + strconv.Itoa(budgetMax) + ")"
+			s += "; ask again with a larger budget (at most " + strconv.Itoa(budgetMax) + ") for more"
 		}
 		s += "."
 	}
@@ -372,4 +373,23 @@ func cutSection(v Version, tree string, s SearchSection, avail int) (int, error)
 		return p - s.Offset, nil
 	}
 	return avail, nil
+}
+
+// PackMembers returns what an MCP text content holds of the answer: its
+// text, then its members one a line (contracts/choices.md, "MCP", "Text
+// content"): version, created, budget, used, continuation, then one line
+// per section, best first, naming where to read it.
+func (a *SearchAnswer) PackMembers() (string, []string) {
+	m := []string{
+		"version: " + a.Version,
+		"created: " + a.Created,
+		"budget: " + strconv.Itoa(a.Budget),
+		"used: " + strconv.Itoa(a.Used),
+		"continuation: " + a.Continuation,
+		"sections (route#anchor: offset, length, stamp, score; read on with read_documentation from offset plus length with this stamp):",
+	}
+	for _, s := range a.Sections {
+		m = append(m, s.Route+anchorSuffix(s.Anchor)+": offset "+strconv.Itoa(s.Offset)+", length "+strconv.Itoa(s.Length)+", stamp "+s.Stamp+", score "+strconv.FormatFloat(s.Score, 'f', -1, 64))
+	}
+	return a.Text, m
 }

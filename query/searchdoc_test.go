@@ -206,7 +206,7 @@ func searchDifferential(t *testing.T, v Version, n int) {
 		if q%3 == 1 {
 			scope = []int{rng.IntN(len(all))}
 		}
-		got, err := ix.rank(context.Background(), scope, ix.queryTerms(query), 20)
+		got, _, err := ix.rank(context.Background(), scope, ix.queryTerms(query), 20)
 		if err != nil {
 			t.Fatal(err)
 		}

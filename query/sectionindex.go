@@ -244,8 +244,8 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 // version's TreeNames) for the query's terms, best first: BM25F over the
 // two fields, plus the proximity bonus for the best rescored, ties in
 // section order (the version's tree order, manifest order, then place in
-// the page). It returns at most limit sections.
-func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit int) ([]scoredSection, error) {
+// the page). It returns at most limit sections, and how many matched.
+func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit int) ([]scoredSection, int, error) {
 	in := make([]bool, len(ix.trees))
 	var n, sumTitle, sumText float64
 	for _, t := range scope {
@@ -256,7 +256,7 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 		sumText += st.sumText
 	}
 	if n == 0 || len(qt) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	avgTitle, avgText := max(sumTitle/n, 1), max(sumText/n, 1)
 	sc := scratches.Get().(*scratch)
@@ -272,7 +272,7 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 	}()
 	for i := range qt {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		df := 0
 		for _, p := range ix.posts[qt[i].id] {
@@ -307,7 +307,7 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 	if len(cands) > limit {
 		cands = cands[:limit]
 	}
-	return cands, nil
+	return cands, len(sc.touched), nil
 }
 
 // sortScored orders sections by score, highest first, then section order.
