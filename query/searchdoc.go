@@ -59,9 +59,12 @@ func (l SearchLimits) withDefaults() SearchLimits {
 	return l
 }
 
-// Packing's bounds: the most ranked sections packing considers, and how
-// many more it tries once one did not fit.
+// Packing's bounds: the most ranked sections packing considers, how
+// many more it tries once one did not fit, and the share of the budget a
+// first section that alone passes it is cut to, so that the next best
+// sections still fit beside it.
 const (
+	cutShare       = 0.7
 	packConsidered = 50
 	packTries      = 10
 )
@@ -219,7 +222,8 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 		switch {
 		case a.Used+size <= budget:
 		case len(a.Sections) == 0:
-			avail := budget - utf8.RuneCountInString(lead) - 2
+			lead = fitLead(s, budget/2)
+			avail := int(float64(budget)*cutShare) - utf8.RuneCountInString(lead) - 1
 			n, err := cutSection(v, names[e.tree], s, avail)
 			if err != nil {
 				return nil, err
@@ -227,6 +231,9 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 			s.Length = n
 			body = textmap.Slice(body, 0, n)
 			size = utf8.RuneCountInString(lead) + 1 + n + trailingNewline(body)
+			if size > budget {
+				continue // a lead line too long for any budget; never over it
+			}
 		default:
 			tries++
 			collapsed[e.dup] = -1
@@ -299,6 +306,18 @@ func leadLine(s SearchSection) string {
 		name += " › " + h
 	}
 	return "[" + name + "](" + s.Route + anchorSuffix(s.Anchor) + ")"
+}
+
+// fitLead is a section's lead line in at most most code points: the
+// whole line where it fits, else the page's title alone with the
+// route#anchor, the title cut where that is still too long.
+func fitLead(s SearchSection, most int) string {
+	if l := leadLine(s); utf8.RuneCountInString(l) <= most {
+		return l
+	}
+	target := "](" + s.Route + anchorSuffix(s.Anchor) + ")"
+	room := max(most-utf8.RuneCountInString(target)-1, 0)
+	return "[" + textmap.Slice(s.Title, 0, room) + target
 }
 
 // place returns the route and anchor of an indexed section.

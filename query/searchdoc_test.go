@@ -47,24 +47,24 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 }
 
 // TestSplitSections: sections cut at headings, the lead included, a
-// short heading's section taking in its subsections, no cut inside a
-// fence (the page's headings are outside fences), and the sections
-// tiling the text.
+// heading with no text of its own taking in its subsections, and one
+// with none after it joining the section before; no cut inside a fence
+// (the page's headings are outside fences); the sections tile the text.
 func TestSplitSections(t *testing.T) {
 	long := strings.Repeat("word ", 40)
-	text := "# Title\n\n" + long + "\n\n## A\n\n" + long + "\n\n## B\n\n### B1\n\n" + long + "\n```\n## not a heading\n```\n## C\n\nshort\n"
+	text := "# Title\n\n" + long + "\n\n## A\n\n" + long + "\n\n## B\n\n### B1\n\n" + long + "\n```\n## not a heading\n```\n## C\n\nshort\n## D\n"
 	n := utf8.RuneCountInString(text)
 	var hs []tzctx.Heading
 	for _, h := range []struct {
 		d    int
 		line string
-	}{{2, "## A"}, {2, "## B"}, {3, "### B1"}, {2, "## C"}} {
+	}{{2, "## A"}, {2, "## B"}, {3, "### B1"}, {2, "## C"}, {2, "## D"}} {
 		hs = append(hs, tzctx.Heading{Depth: h.d, Text: h.line[h.d+1:], Offset: utf8.RuneCountInString(text[:strings.Index(text, h.line+"\n")])})
 	}
 	got := splitSections(text, n, hs)
-	want := []span{{0, hs[0].Offset, -1}, {hs[0].Offset, hs[1].Offset, 0}, {hs[1].Offset, n, 1}}
+	want := []span{{0, hs[0].Offset, -1}, {hs[0].Offset, hs[1].Offset, 0}, {hs[1].Offset, hs[3].Offset, 1}, {hs[3].Offset, n, 3}}
 	if !slices.Equal(got, want) {
-		t.Fatalf("sections %v, want %v (B takes in B1; C, short, joins it)", got, want)
+		t.Fatalf("sections %v, want %v (B, a heading alone, takes in B1; D, a heading alone, joins C)", got, want)
 	}
 }
 

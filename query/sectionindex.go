@@ -23,9 +23,9 @@ import (
 // saturation, b the length normalisation; the fields' weights; the
 // proximity bonus's window, in parts, and weight.
 const (
-	bm25K1      = 1.2
+	bm25K1      = 1.6
 	bm25B       = 0.75
-	weightTitle = 3.0
+	weightTitle = 10.0
 	weightText  = 1.0
 	proxWindow  = 8
 	proxWeight  = 0.5

@@ -8,9 +8,11 @@ import (
 	"github.com/turnzerocloud/tzctx"
 )
 
-// shortSection is the fewest code points a section's text, its heading
-// line aside, holds without joining another (splitSections).
-const shortSection = 120
+// shortSection is the fewest code points other than white space a
+// section's text, its heading line aside, holds without joining another
+// (splitSections): a heading with no text of its own before its
+// subsections joins them.
+const shortSection = 1
 
 // span is one section of a page's served text: code points [start, end),
 // and the page heading it starts at (an index into the page's headings),
