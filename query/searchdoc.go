@@ -197,6 +197,7 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 	for _, t := range scope {
 		inScope[t] = true
 	}
+	ps := &pages{v: v, names: names, byOrd: map[int32]*packPage{}}
 	var b strings.Builder
 	collapsed := map[int32]int{} // dup group -> its packed section's index, -1 where skipped
 	considered, tries := 0, 0
@@ -209,7 +210,7 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 			break
 		}
 		considered++
-		s, body, err := r.section(v, ix, names, c)
+		s, body, err := ps.section(ix, c)
 		if err != nil {
 			return nil, err
 		}
@@ -224,10 +225,7 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 		case len(a.Sections) == 0:
 			lead = fitLead(s, budget/2)
 			avail := int(float64(budget)*cutShare) - utf8.RuneCountInString(lead) - 1
-			n, err := cutSection(v, names[e.tree], s, avail)
-			if err != nil {
-				return nil, err
-			}
+			n := cutSection(ps.byOrd[e.ord].txt, s, avail)
 			s.Length = n
 			body = textmap.Slice(body, 0, n)
 			size = utf8.RuneCountInString(lead) + 1 + n + trailingNewline(body)
@@ -245,7 +243,7 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 				if o == c.sec || !inScope[oe.tree] {
 					continue
 				}
-				route, anchor, err := r.place(v, names, oe)
+				route, anchor, err := ps.place(oe)
 				if err != nil {
 					return nil, err
 				}
@@ -320,18 +318,54 @@ func fitLead(s SearchSection, most int) string {
 	return "[" + textmap.Slice(s.Title, 0, room) + target
 }
 
-// place returns the route and anchor of an indexed section.
-func (r *Reader) place(v Version, names []string, e secEntry) (route, anchor string, err error) {
-	t := v.Tree(names[e.tree])
-	p := t.Pages()[int(e.ord)-t.First()]
-	if e.head < 0 {
-		return p.Route, "", nil
+// packPage is what packing reads of one page, read once per call.
+type packPage struct {
+	page    tzctx.Page
+	txt     Text
+	hs      []tzctx.Heading
+	anchors []string
+}
+
+// pages reads the pages of one call's sections, each once.
+type pages struct {
+	v     Version
+	names []string
+	byOrd map[int32]*packPage
+}
+
+// of returns the page of an indexed section.
+func (ps *pages) of(e secEntry) (*packPage, error) {
+	if p, ok := ps.byOrd[e.ord]; ok {
+		return p, nil
 	}
-	hs, err := t.Headings(p.Route)
+	t := ps.v.Tree(ps.names[e.tree])
+	pg := t.Pages()[int(e.ord)-t.First()]
+	txt, err := t.Text(pg.Route)
+	if err != nil {
+		return nil, err
+	}
+	if txt == nil {
+		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version lacks the copy of %s", pg.Route)
+	}
+	hs, err := t.Headings(pg.Route)
+	if err != nil {
+		return nil, err
+	}
+	p := &packPage{page: pg, txt: txt, hs: hs, anchors: pageAnchors(hs)}
+	ps.byOrd[e.ord] = p
+	return p, nil
+}
+
+// place returns the route and anchor of an indexed section.
+func (ps *pages) place(e secEntry) (route, anchor string, err error) {
+	p, err := ps.of(e)
 	if err != nil {
 		return "", "", err
 	}
-	return p.Route, pageAnchors(hs)[e.head], nil
+	if e.head < 0 {
+		return p.page.Route, "", nil
+	}
+	return p.page.Route, p.anchors[e.head], nil
 }
 
 // pageAnchors returns the anchors of a page's headings, as its outline
@@ -345,53 +379,40 @@ func pageAnchors(hs []tzctx.Heading) []string {
 }
 
 // section returns the answer's entry of a ranked section and its text.
-func (r *Reader) section(v Version, ix *secIndex, names []string, c scoredSection) (SearchSection, string, error) {
+func (ps *pages) section(ix *secIndex, c scoredSection) (SearchSection, string, error) {
 	e := ix.secs[c.sec]
-	t := v.Tree(names[e.tree])
-	p := t.Pages()[int(e.ord)-t.First()]
-	txt, err := t.Text(p.Route)
-	if err != nil {
-		return SearchSection{}, "", err
-	}
-	if txt == nil {
-		return SearchSection{}, "", tzctx.Errorf(tzctx.ContextUnavailable, "the served site version lacks the copy of %s", p.Route)
-	}
-	hs, err := t.Headings(p.Route)
+	p, err := ps.of(e)
 	if err != nil {
 		return SearchSection{}, "", err
 	}
 	s := SearchSection{
-		Tree: names[e.tree], Route: p.Route, Title: p.Title, Heading: []string{},
-		Offset: int(e.start), Length: int(e.end - e.start), Stamp: txt.Stamp(),
+		Tree: ps.names[e.tree], Route: p.page.Route, Title: p.page.Title, Heading: []string{},
+		Offset: int(e.start), Length: int(e.end - e.start), Stamp: p.txt.Stamp(),
 		Score: math.Round(c.score*1e4) / 1e4,
 	}
-	for _, i := range headingPath(hs, int(e.head)) {
-		s.Heading = append(s.Heading, hs[i].Text)
+	for _, i := range headingPath(p.hs, int(e.head)) {
+		s.Heading = append(s.Heading, p.hs[i].Text)
 	}
 	if e.head >= 0 {
-		s.Anchor = pageAnchors(hs)[e.head]
+		s.Anchor = p.anchors[e.head]
 	}
-	return s, txt.Slice(int(e.start), int(e.end)), nil
+	return s, p.txt.Slice(int(e.start), int(e.end)), nil
 }
 
 // cutSection returns how many code points of a section too long for the
 // budget the pack holds: up to the last place a reader can stop (a line
 // start outside fenced code) within avail code points, else the last
 // line start, else avail itself.
-func cutSection(v Version, tree string, s SearchSection, avail int) (int, error) {
+func cutSection(txt Text, s SearchSection, avail int) int {
 	avail = max(avail, 1)
-	txt, err := v.Tree(tree).Text(s.Route)
-	if err != nil || txt == nil {
-		return 0, err
-	}
 	end := s.Offset + avail
 	if p := txt.LastBaseAtOrBefore(end); p > s.Offset {
-		return p - s.Offset, nil
+		return p - s.Offset
 	}
 	if p, ok := txt.LastLineStartIn(s.Offset, end); ok {
-		return p - s.Offset, nil
+		return p - s.Offset
 	}
-	return avail, nil
+	return avail
 }
 
 // PackMembers returns what an MCP text content holds of the answer: its

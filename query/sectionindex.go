@@ -1,6 +1,7 @@
 package query
 
 import (
+	"container/heap"
 	"context"
 	"crypto/sha256"
 	"math"
@@ -246,10 +247,8 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 // section order (the version's tree order, manifest order, then place in
 // the page). It returns at most limit sections, and how many matched.
 func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit int) ([]scoredSection, int, error) {
-	in := make([]bool, len(ix.trees))
 	var n, sumTitle, sumText float64
 	for _, t := range scope {
-		in[t] = true
 		st := ix.trees[t]
 		n += float64(st.end - st.first)
 		sumTitle += st.sumTitle
@@ -274,32 +273,31 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
+		// A term's postings are in section order and each tree's
+		// sections are one span, so the postings of the trees in scope
+		// are one span of them per tree.
+		ps := ix.posts[qt[i].id]
+		spans := make([][]secPosting, 0, len(scope))
 		df := 0
-		for _, p := range ix.posts[qt[i].id] {
-			if in[ix.secs[p.sec].tree] {
-				df++
-			}
+		for _, t := range scope {
+			st := ix.trees[t]
+			lo := sort.Search(len(ps), func(k int) bool { return ps[k].sec >= uint32(st.first) })
+			hi := lo + sort.Search(len(ps)-lo, func(k int) bool { return ps[lo+k].sec >= uint32(st.end) })
+			spans = append(spans, ps[lo:hi])
+			df += hi - lo
 		}
 		qt[i].idf = idf(n, float64(df))
-		for _, p := range ix.posts[qt[i].id] {
-			e := &ix.secs[p.sec]
-			if !in[e.tree] {
-				continue
+		for _, span := range spans {
+			for _, p := range span {
+				e := &ix.secs[p.sec]
+				if sc.score[p.sec] == 0 {
+					sc.touched = append(sc.touched, int32(p.sec))
+				}
+				sc.score[p.sec] += qt[i].idf * bm25F(float64(p.title), float64(e.titleLen), avgTitle, float64(p.text), float64(e.textLen), avgText)
 			}
-			if sc.score[p.sec] == 0 {
-				sc.touched = append(sc.touched, int32(p.sec))
-			}
-			sc.score[p.sec] += qt[i].idf * bm25F(float64(p.title), float64(e.titleLen), avgTitle, float64(p.text), float64(e.textLen), avgText)
 		}
 	}
-	cands := make([]scoredSection, 0, len(sc.touched))
-	for _, s := range sc.touched {
-		cands = append(cands, scoredSection{s, sc.score[s]})
-	}
-	sortScored(cands)
-	if len(cands) > rescored {
-		cands = cands[:rescored]
-	}
+	cands := topScored(sc.touched, sc.score, rescored)
 	for i := range cands {
 		cands[i].score += ix.proximity(cands[i].sec, qt)
 	}
@@ -310,14 +308,50 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 	return cands, len(sc.touched), nil
 }
 
+// topScored returns the best k of the sections touched by their scores,
+// best first (sortScored's order), keeping the k best in a heap rather
+// than sorting every section touched.
+func topScored(touched []int32, score []float64, k int) []scoredSection {
+	h := make(scoredHeap, 0, min(k, len(touched)))
+	for _, s := range touched {
+		c := scoredSection{s, score[s]}
+		if len(h) < k {
+			heap.Push(&h, c)
+		} else if beats(c, h[0]) {
+			h[0] = c
+			heap.Fix(&h, 0)
+		}
+	}
+	out := []scoredSection(h)
+	sortScored(out)
+	return out
+}
+
+// beats reports whether a ranks before b.
+func beats(a, b scoredSection) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.sec < b.sec
+}
+
+// scoredHeap keeps the worst of the best sections first.
+type scoredHeap []scoredSection
+
+func (h scoredHeap) Len() int           { return len(h) }
+func (h scoredHeap) Less(i, j int) bool { return beats(h[j], h[i]) }
+func (h scoredHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoredHeap) Push(x any)        { *h = append(*h, x.(scoredSection)) }
+func (h *scoredHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 // sortScored orders sections by score, highest first, then section order.
 func sortScored(s []scoredSection) {
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].score != s[j].score {
-			return s[i].score > s[j].score
-		}
-		return s[i].sec < s[j].sec
-	})
+	sort.Slice(s, func(i, j int) bool { return beats(s[i], s[j]) })
 }
 
 // idf is BM25's inverse document frequency of a term held by df of n
