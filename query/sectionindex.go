@@ -16,8 +16,9 @@ import (
 // of a version (splitSections), with the postings of its two fields (the
 // page's title and the section's heading path; the section's text) and
 // the positions of its text's terms. It is derived from the version's
-// served texts once per version (Memo, filled by Warm before the version
-// is served) and lives and dies with the version; it holds nothing of a
+// served texts once per version (Memo, filled by the version's first
+// search_documentation call; concurrent first calls wait for the one
+// build) and lives and dies with the version; it holds nothing of a
 // caller.
 
 // BM25F's parameters, the same for both fields: k1 the term-frequency
