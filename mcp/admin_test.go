@@ -40,8 +40,8 @@ func TestAdminActionsAreNoTools(t *testing.T) {
 			t.Errorf("the MCP front end made a tool of %s", name)
 		}
 	}
-	if len(names) != 5 {
-		t.Errorf("tools %v, want the five reading actions", names)
+	if len(names) != 6 {
+		t.Errorf("tools %v, want the six reading actions", names)
 	}
 	c, err := client.NewInProcessClient(s.MCPServer())
 	if err != nil {

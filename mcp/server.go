@@ -110,7 +110,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	}
 	s.mcp = server.NewMCPServer("tzctx", version,
 		server.WithTitle(name+" served context"),
-		server.WithInstructions(name+"'s served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees."),
+		server.WithInstructions(name+"'s served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees; for a question, search_documentation answers with the best sections packed into a budget, and read_documentation's query finds exact words and names."),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
@@ -28,8 +29,17 @@ func answerText(res any, raw []byte) string {
 		if entries, _, _ := a.CatalogPage(); entries != nil {
 			return catalogText(a)
 		}
+	case sectionPack:
+		text, members := a.PackMembers()
+		return text + "\n\n" + membersLine + "\n" + strings.Join(members, "\n")
 	}
 	return string(raw)
+}
+
+// sectionPack is a search_documentation answer: its packed text, and its
+// members as the lines of the members block.
+type sectionPack interface {
+	PackMembers() (text string, members []string)
 }
 
 // readText is a text read's text content: the chunk first, then its

@@ -130,9 +130,10 @@ func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandle
 // toolTitles are what a client shows a person for each tool: the
 // contract names the actions but gives them no display title.
 var toolTitles = map[string]string{
-	"list_context":       "List the served context",
-	"read_context":       "Read a catalog entry",
-	"read_documentation": "Read or search the documentation",
+	"list_context":         "List the served context",
+	"read_context":         "Read a catalog entry",
+	"read_documentation":   "Read or search the documentation",
+	"search_documentation": "Answer a question from the documentation",
 }
 
 // toolTitle is the display title of the action's tool; an action without

@@ -103,8 +103,8 @@ func TestToolsSnapshot(t *testing.T) {
 			t.Errorf("tool %s: annotations %+v, want the enumeration's %+v", tool.Name, tool.Annotations, a.Annotations)
 		}
 	}
-	if strings.Join(names, ",") != "list_context,list_library,read_context,read_documentation,read_library_entry" {
-		t.Errorf("tools %v, want the five registered actions", names)
+	if strings.Join(names, ",") != "list_context,list_library,read_context,read_documentation,read_library_entry,search_documentation" {
+		t.Errorf("tools %v, want the six registered actions", names)
 	}
 }
 

@@ -43,6 +43,9 @@ type Config struct {
 	// Holder is the holder check asked on every call; nil asks
 	// AccessHolder over Access.
 	Holder Holder
+	// Search bounds search_documentation; zero members take their
+	// defaults.
+	Search SearchLimits
 }
 
 // TreeConfig is one configured documentation tree.

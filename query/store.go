@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/store"
@@ -43,9 +44,13 @@ type storeVersion struct{ v *store.Version }
 // storeFields are the store's index fields, by Field.
 var storeFields = [...]string{FieldAll: store.FieldAll, FieldTitle: store.FieldTitle, FieldHeadings: store.FieldHeadings}
 
-func (v storeVersion) Name() string   { return v.v.Name() }
-func (v storeVersion) Release()       { v.v.Release() }
-func (v storeVersion) PageCount() int { return v.v.PageCount() }
+func (v storeVersion) Name() string { return v.v.Name() }
+
+// Created returns when the version was built, which search_documentation
+// answers.
+func (v storeVersion) Created() time.Time { return v.v.Meta().Created }
+func (v storeVersion) Release()           { v.v.Release() }
+func (v storeVersion) PageCount() int     { return v.v.PageCount() }
 
 func (v storeVersion) TreeNames() []string { return v.v.TreeNames() }
 

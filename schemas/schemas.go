@@ -48,6 +48,11 @@ type Limits struct {
 	QueryMaxLength    int `json:"query_max_length"`
 	HeadingsLimit     int `json:"headings_limit"`
 	HeadingMaxLength  int `json:"heading_max_length"`
+	// The bounds of search_documentation: its query's code points, and
+	// its budget's default and least value (its most is configured).
+	SearchQueryMaxLength int `json:"search_query_max_length"`
+	SearchBudgetDefault  int `json:"search_budget_default"`
+	SearchBudgetMin      int `json:"search_budget_min"`
 }
 
 // Annotations are an action's behaviour hints, as MCP's tools/list shows

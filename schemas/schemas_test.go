@@ -98,7 +98,7 @@ func TestEnumerationAgreesWithPayloads(t *testing.T) {
 			t.Errorf("action %s lacks its description or a shape", e.Name)
 		}
 	}
-	if want := []string{"list_context", "read_context", "read_documentation", "list_library", "read_library_entry"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"list_context", "read_context", "read_documentation", "search_documentation", "list_library", "read_library_entry"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("enumeration = %v, want %v", names, want)
 	}
 	for name := range c.payloads {

@@ -15,6 +15,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 	"github.com/turnzerocloud/tzctx/mcp"
+	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -94,6 +95,9 @@ type Config struct {
 	// texts the HTTP API keeps for the next reads of the same text; 0
 	// keeps none.
 	AnswerCacheBytes int64 `json:"answer_cache_bytes"`
+	// SearchBudgetMax is the largest budget, in code points, a
+	// search_documentation call may ask for.
+	SearchBudgetMax int `json:"search_budget_max"`
 }
 
 // MCPStreamsConfig bounds the long-lived streams of /mcp (a session's
@@ -245,6 +249,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// maxSearchBudget is the most search_budget_max may be: a pack of this
+// many code points is a few MiB of JSON.
+const maxSearchBudget = 1 << 20
+
 // DefaultMaxInFlight is max_in_flight's default: enough for a small
 // server's cores to stay busy with reads, few enough that a flood is shed
 // at once rather than queued.
@@ -287,6 +295,7 @@ func DefaultConfig() Config {
 		MCPSubscriptions:           mcp.DefaultSubscriptionsTotal,
 		MCPNoticesPerMinute:        mcp.DefaultNoticesPerMinute,
 		AnswerCacheBytes:           DefaultAnswerCacheBytes,
+		SearchBudgetMax:            query.SearchBudgetMax,
 	}
 }
 
@@ -437,6 +446,9 @@ func LoadConfig(path string) (Config, error) {
 		if b.v <= 0 {
 			return fail("%s: %d is not a positive bound; give one such as %d (the default), or leave it out", b.name, b.v, b.deflt)
 		}
+	}
+	if c.SearchBudgetMax < query.SearchBudgetMin || c.SearchBudgetMax > maxSearchBudget {
+		return fail("search_budget_max: %d is outside %d through %d; give the largest budget, in code points, a search_documentation call may ask for, or leave it out for %d", c.SearchBudgetMax, query.SearchBudgetMin, maxSearchBudget, query.SearchBudgetMax)
 	}
 	if c.MaxVersionSize <= 0 {
 		return fail("max_version_bytes: %d is not a positive size; give the largest total size, in bytes, of a version to import or follow, or leave it out for %d", c.MaxVersionSize, store.DefaultMaxVersionBytes)

@@ -85,6 +85,8 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"zero follow request timeout", `{"follow": {"request_timeout": "0s"}}`, []string{"follow.request_timeout: 0s is not a positive duration"}},
 		{"negative follow stall timeout", `{"follow": {"stall_timeout": "-1s"}}`, []string{"follow.stall_timeout: -1s is not a positive duration"}},
 		{"zero max version bytes", `{"max_version_bytes": 0}`, []string{"max_version_bytes: 0 is not a positive size"}},
+		{"search budget max under the least budget", `{"search_budget_max": 499}`, []string{"search_budget_max: 499 is outside 500 through 1048576"}},
+		{"search budget max over its bound", `{"search_budget_max": 2000000}`, []string{"search_budget_max: 2000000 is outside 500 through 1048576"}},
 		{"zero max in flight", `{"max_in_flight": 0}`, []string{"max_in_flight: 0 is not a positive bound"}},
 		{"negative max in flight", `{"max_in_flight": -4}`, []string{"max_in_flight: -4 is not a positive bound"}},
 		{"negative queue wait", `{"queue_wait": "-1s"}`, []string{`queue_wait: "-1s" is not a duration of zero or more`}},

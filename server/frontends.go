@@ -47,7 +47,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat}, query.FromStore(st))
+	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}, query.FromStore(st))
 	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
 	if err != nil {
 		return nil, err

@@ -442,9 +442,10 @@ func TestAdminActionsHiddenFromAgents(t *testing.T) {
 			}
 		}
 		// The reading actions: list_context, read_context,
-		// read_documentation, list_library and read_library_entry.
-		if payloads != 5 {
-			t.Errorf("list_context lists %d payload entries to the %s caller, want the five reading actions'", payloads, who.name)
+		// read_documentation, search_documentation, list_library and
+		// read_library_entry.
+		if payloads != 6 {
+			t.Errorf("list_context lists %d payload entries to the %s caller, want the six reading actions'", payloads, who.name)
 		}
 
 		c := mcpSession(t, srv.base, who.token)

@@ -93,6 +93,29 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 				t.Errorf("POST %v: the answer echoes the word: %s", c.body, raw)
 			}
 		}
+		// search_documentation: answered, over each bound, an unknown
+		// tree and member.
+		for _, c := range []struct {
+			body map[string]any
+			want int
+		}{
+			{map[string]any{"query": "how do I read the " + canary + " stamp?"}, 200},
+			{map[string]any{"tree": "cloud", "query": canary, "budget": 500}, 200},
+			{map[string]any{"tree": canary, "query": canary}, 400},
+			{map[string]any{"query": canary + strings.Repeat(" q", 500)}, 400},
+			{map[string]any{"query": canary, "budget": 499}, 400},
+			{map[string]any{"query": canary, "budget": 64001}, 400},
+			{map[string]any{"query": canary, "colour": canary}, 400},
+		} {
+			code, raw, err := postRaw(base, "search_documentation", c.body, auth...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered("POST search_documentation", code, c.want)
+			if bytes.Contains(raw, []byte(canary)) {
+				t.Errorf("POST search_documentation %v: the answer echoes the word: %s", c.body, raw)
+			}
+		}
 		// read_context with IDs that name no entry and carry the word:
 		// a malformed search ID (A-27: recorded as (unknown id), never
 		// as given), plain words, and the same refused by the schema.
@@ -123,10 +146,15 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 			{"query=" + url.QueryEscape(canary) + "&query=" + canary, 400},
 			{"query=" + canary + "&colour=" + canary, 400},
 			{"id=" + url.QueryEscape(canaryID), 404},
+			{"search=" + url.QueryEscape(canary+" stamp"), 200},
+			{"search=" + url.QueryEscape(canary) + "&budget=3", 400},
 		} {
 			action := "read_documentation"
-			if strings.HasPrefix(c.q, "id=") {
+			switch {
+			case strings.HasPrefix(c.q, "id="):
 				action = "read_context"
+			case strings.HasPrefix(c.q, "search="):
+				action, c.q = "search_documentation", "query="+strings.TrimPrefix(c.q, "search=")
 			}
 			req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/actions/"+action+"?"+c.q, nil)
 			if auth != nil {
@@ -194,14 +222,24 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 
 	// MCP over streamable HTTP and over stdio.
 	mcpCalls := func(c *client.Client, transport string) {
-		for _, args := range []map[string]any{
-			{"query": canary + " stamp"},
-			{"tree": "cloud", "query": canary},
-			{"query": long},
-			{"tree": canary, "query": canary},
+		// read_documentation and search_documentation: answered (must
+		// be answered where answered is set), over a bound, an unknown
+		// tree.
+		for _, call := range []struct {
+			tool     string
+			args     map[string]any
+			answered bool
+		}{
+			{"read_documentation", map[string]any{"query": canary + " stamp"}, true},
+			{"read_documentation", map[string]any{"tree": "cloud", "query": canary}, false},
+			{"read_documentation", map[string]any{"query": long}, false},
+			{"read_documentation", map[string]any{"tree": canary, "query": canary}, false},
+			{"search_documentation", map[string]any{"query": canary + " stamp"}, true},
+			{"search_documentation", map[string]any{"tree": canary, "query": canary}, false},
+			{"search_documentation", map[string]any{"query": canary, "budget": 1}, false},
 		} {
 			req := mcpgo.CallToolRequest{}
-			req.Params.Name, req.Params.Arguments = "read_documentation", args
+			req.Params.Name, req.Params.Arguments = call.tool, call.args
 			res, err := c.CallTool(context.Background(), req)
 			calls++
 			if err != nil {
@@ -212,11 +250,11 @@ func TestCanaryWordGoesNowhere(t *testing.T) {
 				continue
 			}
 			raw, _ := json.Marshal(res)
-			if _, refused := args["tree"]; !refused && len(args["query"].(string)) < 100 && res.IsError {
-				t.Errorf("%s %v: refused: %s", transport, args, raw)
+			if call.answered && res.IsError {
+				t.Errorf("%s %s %v: refused: %s", transport, call.tool, call.args, raw)
 			}
 			if bytes.Contains(raw, []byte(canary)) {
-				t.Errorf("%s %v: the result echoes the word: %s", transport, args, raw)
+				t.Errorf("%s %s %v: the result echoes the word: %s", transport, call.tool, call.args, raw)
 			}
 		}
 		// read_context with the ID carrying the word, as a tool and as

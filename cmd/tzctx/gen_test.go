@@ -19,12 +19,12 @@ func TestGenReferenceWriteThenCheck(t *testing.T) {
 	data := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "actions")
 	r := mustCLI(t, data, "gen", "reference", dir)
-	for _, a := range []string{"list_context", "read_context", "read_documentation", "list_library", "read_library_entry"} {
+	for _, a := range []string{"list_context", "read_context", "read_documentation", "search_documentation", "list_library", "read_library_entry"} {
 		if !strings.Contains(r.stdout, "wrote "+filepath.Join(dir, a+".md")) {
 			t.Errorf("gen reference did not report writing %s.md:\n%s", a, r.stdout)
 		}
 	}
-	if r := mustCLI(t, data, "gen", "reference", "--check", dir); !strings.Contains(r.stdout, "is up to date: 5 pages") {
+	if r := mustCLI(t, data, "gen", "reference", "--check", dir); !strings.Contains(r.stdout, "is up to date: 6 pages") {
 		t.Errorf("--check after writing: %q", r.stdout)
 	}
 	page := filepath.Join(dir, "read_context.md")

@@ -32,6 +32,7 @@ func served(c *schemas.Contract, reader *query.Reader, reg actions.Registry) []*
 		actions.ListContext(c, reader, reg),
 		actions.ReadContext(c, reader, c.Limits(), reg),
 		actions.ReadDocumentation(c, reader),
+		actions.SearchDocumentation(c, reader),
 		actions.ListLibrary(c, reader),
 		actions.ReadLibraryEntry(c, reader),
 	}

@@ -242,7 +242,7 @@ func TestUnknownActionFailsGeneration(t *testing.T) {
 	src := source(t, func(s string) string {
 		return strings.Replace(s, `"actions": ["read_documentation"],
       "steps": [
-        "Call `+"`read_documentation`"+` with `+"`query`", `"actions": ["read_documentation", "search_documentation"],
+        "Call `+"`read_documentation`"+` with `+"`query`", `"actions": ["read_documentation", "summarize_documentation"],
       "steps": [
         "Call `+"`read_documentation`"+` with `+"`query`", 1)
 	})
@@ -250,7 +250,7 @@ func TestUnknownActionFailsGeneration(t *testing.T) {
 	if !errors.Is(err, schemas.ErrUnknownAction) {
 		t.Fatalf("FromSource: %v, want an error wrapping schemas.ErrUnknownAction", err)
 	}
-	for _, want := range []string{"search-documentation", `"search_documentation"`} {
+	for _, want := range []string{"search-documentation", `"summarize_documentation"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}

@@ -1,0 +1,156 @@
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// The word analysis of search_documentation (contracts/choices.md,
+// "search_documentation"), the same for a section's text, its title and
+// heading path, and a query:
+//
+//  1. The text is cut into chunks: runs of letters, digits and the joiners
+//     '_', '-', '.', ':' and the apostrophes, joiners trimmed at both ends.
+//  2. A chunk is cut into parts at its joiners and where its case changes
+//     (lower to upper, and the last of a run of capitals before a lower
+//     one: HTMLParser is HTML, Parser) or letters meet digits.
+//  3. A chunk of two parts or more is an identifier: it is kept whole,
+//     lower-cased and unstemmed (remove-psreadlinekeyhandler, build.target,
+//     iterator::any, firstlineindent), at the place of its first part.
+//  4. Every part goes through bleve's English filters, as its "en"
+//     analyzer applies them: the possessive 's dropped, lower case, the
+//     English stop words dropped, Porter stemming.
+//
+// Positions count parts, so that close words can be told from scattered
+// ones.
+
+// wordFilters are bleve's English token filters, in the order its "en"
+// analyzer applies them after its tokenizer.
+var wordFilters = func() []analysis.TokenFilter {
+	cache := registry.NewCache()
+	var out []analysis.TokenFilter
+	for _, name := range []string{en.PossessiveName, lowercase.Name, en.StopName, porter.Name} {
+		f, err := cache.TokenFilterNamed(name)
+		if err != nil {
+			panic("bleve token filter " + name + ": " + err.Error())
+		}
+		out = append(out, f)
+	}
+	return out
+}()
+
+// isJoiner reports whether r joins the parts of an identifier.
+func isJoiner(r rune) bool {
+	switch r {
+	case '_', '-', '.', ':', '\'', '’':
+		return true
+	}
+	return false
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+// analyze calls emit with each term of text and its position, the first
+// at pos, and returns the position after the last.
+func analyze(text string, pos int, emit func(term string, pos int)) int {
+	var stream analysis.TokenStream
+	var wholes []wholeTerm
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			i += n
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !isWordRune(r) && !isJoiner(r) {
+				break
+			}
+			j += n
+		}
+		chunk := strings.TrimRightFunc(text[i:j], isJoiner)
+		i = j
+		parts := splitParts(chunk)
+		if len(parts) > 1 {
+			wholes = append(wholes, wholeTerm{strings.ToLower(chunk), pos})
+		}
+		for _, p := range parts {
+			stream = append(stream, &analysis.Token{Term: []byte(p), Position: pos, Type: analysis.AlphaNumeric})
+			pos++
+		}
+	}
+	for _, f := range wordFilters {
+		stream = f.Filter(stream)
+	}
+	// Terms in position order, an identifier before its parts.
+	k := 0
+	for _, t := range stream {
+		for k < len(wholes) && wholes[k].pos <= t.Position {
+			emit(wholes[k].term, wholes[k].pos)
+			k++
+		}
+		if len(t.Term) > 0 {
+			emit(string(t.Term), t.Position)
+		}
+	}
+	for ; k < len(wholes); k++ {
+		emit(wholes[k].term, wholes[k].pos)
+	}
+	return pos
+}
+
+type wholeTerm struct {
+	term string
+	pos  int
+}
+
+// splitParts cuts a chunk at its joiners, its case changes and where
+// letters meet digits. An apostrophe followed by letters stays in its
+// part, for the possessive filter.
+func splitParts(chunk string) []string {
+	var parts []string
+	start := -1
+	var prev rune
+	runes := []rune(chunk)
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			parts = append(parts, string(runes[start:end]))
+		}
+		start = -1
+	}
+	for i, r := range runes {
+		if isJoiner(r) {
+			if (r == '\'' || r == '’') && start >= 0 && i+1 < len(runes) && unicode.IsLetter(runes[i+1]) {
+				prev = r
+				continue
+			}
+			flush(i)
+			prev = r
+			continue
+		}
+		if start >= 0 {
+			switch {
+			case unicode.IsLower(prev) && unicode.IsUpper(r):
+				flush(i)
+			case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+				flush(i)
+			case unicode.IsDigit(prev) != unicode.IsDigit(r) && prev != '\'' && prev != '’':
+				flush(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+		prev = r
+	}
+	flush(len(runes))
+	return parts
+}

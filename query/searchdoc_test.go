@@ -1,0 +1,404 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+)
+
+func terms(text string) []string {
+	var out []string
+	analyze(text, 0, func(term string, _ int) { out = append(out, term) })
+	return out
+}
+
+// TestAnalyzeIdentifiers: identifiers are kept whole and split at their
+// joiners, case changes and digits; words are lower-cased, stemmed and
+// stop words dropped; punctuation such as a question's "?" goes.
+func TestAnalyzeIdentifiers(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"Remove-PSReadLineKeyHandler", []string{"remove-psreadlinekeyhandler", "remov", "ps", "read", "line", "kei", "handler"}},
+		{"set build.target", []string{"set", "build.target", "build", "target"}},
+		{"Iterator::any", []string{"iterator::any", "iter"}}, // "any" is a stop word
+		{"FirstLineIndent", []string{"firstlineindent", "first", "line", "indent"}},
+		{"How do I use docusaurus?", []string{"us", "docusauru"}},
+		{"units of the unit", []string{"unit", "unit"}},
+	} {
+		if got := terms(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("analyze(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSplitSections: sections cut at headings, the lead included, a
+// heading with no text of its own taking in its subsections, and one
+// with none after it joining the section before; no cut inside a fence
+// (the page's headings are outside fences); the sections tile the text.
+func TestSplitSections(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	text := "# Title\n\n" + long + "\n\n## A\n\n" + long + "\n\n## B\n\n### B1\n\n" + long + "\n```\n## not a heading\n```\n## C\n\nshort\n## D\n"
+	n := utf8.RuneCountInString(text)
+	var hs []tzctx.Heading
+	for _, h := range []struct {
+		d    int
+		line string
+	}{{2, "## A"}, {2, "## B"}, {3, "### B1"}, {2, "## C"}, {2, "## D"}} {
+		hs = append(hs, tzctx.Heading{Depth: h.d, Text: h.line[h.d+1:], Offset: utf8.RuneCountInString(text[:strings.Index(text, h.line+"\n")])})
+	}
+	got := splitSections(text, n, hs)
+	want := []span{{0, hs[0].Offset, -1}, {hs[0].Offset, hs[1].Offset, 0}, {hs[1].Offset, hs[3].Offset, 1}, {hs[3].Offset, n, 3}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sections %v, want %v (B, a heading alone, takes in B1; D, a heading alone, joins C)", got, want)
+	}
+}
+
+// searchOracle ranks sections with plain loops over their texts, analysed
+// afresh: BM25F and the proximity bonus as sectionindex.go states them,
+// without the index's postings, positions or candidate cut.
+type searchOracle struct {
+	secs []oracleSection
+}
+
+type oracleSection struct {
+	tree          int
+	title, text   map[string]int
+	pos           map[string][]uint32
+	lenTi, lenTxt int
+}
+
+func newSearchOracle(t testing.TB, v Version) *searchOracle {
+	o := &searchOracle{}
+	for ti, name := range v.TreeNames() {
+		tr := v.Tree(name)
+		for _, p := range tr.Pages() {
+			txt, err := tr.Text(p.Route)
+			if err != nil || txt == nil {
+				t.Fatalf("no copy of %s", p.Route)
+			}
+			hs, _ := tr.Headings(p.Route)
+			text := string(txt.Bytes())
+			for _, s := range splitSections(text, txt.Total(), hs) {
+				os := oracleSection{tree: ti, title: map[string]int{}, text: map[string]int{}, pos: map[string][]uint32{}}
+				os.lenTi = analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { os.title[term]++ })
+				os.lenTxt = analyze(txt.Slice(s.start, s.end), 0, func(term string, pos int) {
+					os.text[term]++
+					os.pos[term] = append(os.pos[term], uint32(pos))
+				})
+				o.secs = append(o.secs, os)
+			}
+		}
+	}
+	return o
+}
+
+func (o *searchOracle) rank(query string, scope []int, limit int) []scoredSection {
+	var qs []string
+	var qpos []int
+	analyze(query, 0, func(term string, pos int) {
+		if !slices.Contains(qs, term) {
+			qs, qpos = append(qs, term), append(qpos, pos)
+		}
+	})
+	var n, sumTi, sumTxt float64
+	df := map[string]float64{}
+	for _, s := range o.secs {
+		if !slices.Contains(scope, s.tree) {
+			continue
+		}
+		n++
+		sumTi += float64(s.lenTi)
+		sumTxt += float64(s.lenTxt)
+		for _, q := range qs {
+			if s.title[q] > 0 || s.text[q] > 0 {
+				df[q]++
+			}
+		}
+	}
+	var qt []queryTerm
+	var held []string
+	for i, q := range qs {
+		if df[q] > 0 {
+			qt = append(qt, queryTerm{qpos: qpos[i], idf: idf(n, df[q])})
+			held = append(held, q)
+		}
+	}
+	var out []scoredSection
+	for i, s := range o.secs {
+		if !slices.Contains(scope, s.tree) {
+			continue
+		}
+		score, pos := 0.0, make([][]uint32, len(qt))
+		for j, q := range held {
+			if s.title[q] > 0 || s.text[q] > 0 {
+				score += qt[j].idf * bm25F(float64(s.title[q]), float64(s.lenTi), max(sumTi/n, 1), float64(s.text[q]), float64(s.lenTxt), max(sumTxt/n, 1))
+			}
+			pos[j] = s.pos[q]
+		}
+		if score > 0 {
+			out = append(out, scoredSection{int32(i), score + proximityOf(qt, pos)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out[:min(len(out), limit)]
+}
+
+// sameRanking compares two rankings: the same sections in the same order,
+// scores equal to rounding.
+func sameRanking(got, want []scoredSection) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].sec != want[i].sec || math.Abs(got[i].score-want[i].score) > 1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+// searchDifferential ranks n queries drawn from the version's own texts
+// through the index and through the oracle and requires the same
+// rankings. Only the oracle's top sections are compared past the
+// proximity cut: the index adds proximity to its best rescored by BM25F,
+// so the queries are scored at a depth both see whole.
+func searchDifferential(t *testing.T, v Version, n int) {
+	ix, err := sectionsOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newSearchOracle(t, v)
+	var vocab []string
+	for _, s := range o.secs[:min(len(o.secs), 400)] {
+		for w := range s.text {
+			vocab = append(vocab, w)
+		}
+	}
+	sort.Strings(vocab)
+	rng := rand.New(rand.NewPCG(uint64(len(o.secs)), 7))
+	all := make([]int, len(v.TreeNames()))
+	for i := range all {
+		all[i] = i
+	}
+	bad := 0
+	for q := 0; q < n; q++ {
+		var words []string
+		for k := 1 + rng.IntN(4); k > 0; k-- {
+			words = append(words, vocab[rng.IntN(len(vocab))])
+		}
+		query := strings.Join(words, " ")
+		scope := all
+		if q%3 == 1 {
+			scope = []int{rng.IntN(len(all))}
+		}
+		got, _, err := ix.rank(context.Background(), scope, ix.queryTerms(query), 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := o.rank(query, scope, 20)
+		if !sameRanking(got, want) {
+			bad++
+			if bad <= 3 {
+				t.Errorf("query %q scope %v:\n got  %v\n want %v", query, scope, got, want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d queries rank otherwise than the oracle", bad, n)
+	}
+}
+
+func TestSearchDocumentationMatchesOracleOnSampleSite(t *testing.T) {
+	v, err := FromStore(sampleStore).Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	searchDifferential(t, v, 300)
+}
+
+func TestSearchDocumentationMatchesOracleOnCorpora(t *testing.T) {
+	for _, c := range []string{"vite-docs", "redux-docs"} {
+		t.Run(c, func(t *testing.T) {
+			dir := filepath.Join(testkit.Corpora(t), c)
+			if _, err := os.Stat(dir); err != nil {
+				t.Skipf("corpus %s is absent: the test needs it", dir)
+			}
+			st := testkit.Ingest(t, ingest.TreeSource{Name: "tzdocs", Dir: dir})
+			v, err := FromStore(st).Acquire()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Release()
+			searchDifferential(t, v, 200)
+		})
+	}
+}
+
+func search(t *testing.T, r *Reader, ctx context.Context, req SearchRequest) *SearchAnswer {
+	t.Helper()
+	a, subject, err := r.SearchDocumentation(ctx, req)
+	if err != nil {
+		t.Fatalf("search %+v: %v", req, err)
+	}
+	if req.Query != nil && *req.Query != "" && strings.Contains(subject, *req.Query) {
+		t.Fatalf("subject %q holds the query", subject)
+	}
+	return a
+}
+
+// readSection reads a section back with read_documentation from its
+// offset with its stamp, paged by a small limit, until its length is read.
+func readSection(t *testing.T, r *Reader, s SearchSection) string {
+	t.Helper()
+	var b strings.Builder
+	off, lim := s.Offset, 700
+	for utf8.RuneCountInString(b.String()) < s.Length {
+		stamp := s.Stamp
+		a, _, err := r.ReadDocumentation(context.Background(), DocRequest{Page: str(s.Route), Paging: Paging{Offset: &off, Limit: &lim, Stamp: &stamp}})
+		if err != nil {
+			t.Fatalf("read %s@%d: %v", s.Route, off, err)
+		}
+		if a.Offset != off {
+			t.Fatalf("read %s@%d starts at %d: the offset is no place a read starts", s.Route, off, a.Offset)
+		}
+		b.WriteString(a.Text)
+		if a.NextOffset == nil {
+			break
+		}
+		off = *a.NextOffset
+	}
+	return textPrefix(b.String(), s.Length)
+}
+
+func textPrefix(s string, n int) string {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return s[:i]
+}
+
+// TestSearchDocumentationPack: every packed section is its page's text
+// verbatim at its offset (read back through read_documentation with its
+// stamp), led by its line, in the pack's text; the pack never passes the
+// budget and used counts its code points; the same call answers the same
+// bytes.
+func TestSearchDocumentationPack(t *testing.T) {
+	r := sampleReader(t)
+	queries := []string{"how do I read a page by its route?", "error codes", "stamp offset continuation", "fenced code blocks", "search words", "limits", "product profile"}
+	for _, q := range queries {
+		for _, budget := range []int{500, 1200, 6000, 64000} {
+			a := search(t, r, context.Background(), SearchRequest{Query: str(q), Budget: &budget})
+			if got := utf8.RuneCountInString(a.Text); got != a.Used || a.Used > budget {
+				t.Fatalf("%q budget %d: text %d code points, used %d", q, budget, got, a.Used)
+			}
+			if len(a.Sections) == 0 {
+				t.Fatalf("%q: no section", q)
+			}
+			var want strings.Builder
+			for i, s := range a.Sections {
+				if i > 0 {
+					want.WriteByte('\n')
+				}
+				body := readSection(t, r, s)
+				want.WriteString(leadLine(s) + "\n" + body)
+				if !strings.HasSuffix(body, "\n") {
+					want.WriteByte('\n')
+				}
+			}
+			if a.Text != want.String() {
+				t.Fatalf("%q budget %d: the text is not the sections read back verbatim:\n%q\nwant\n%q", q, budget, clip(a.Text), clip(want.String()))
+			}
+			first, _ := json.Marshal(a)
+			again, _ := json.Marshal(search(t, r, context.Background(), SearchRequest{Query: str(q), Budget: &budget}))
+			fresh, _ := json.Marshal(search(t, sampleReader(t), context.Background(), SearchRequest{Query: str(q), Budget: &budget}))
+			if string(first) != string(again) || string(first) != string(fresh) {
+				t.Fatalf("%q: the same call answered other bytes", q)
+			}
+		}
+	}
+}
+
+// TestSearchDocumentationGatedTrees: a caller without blueprint's
+// profile gets no blueprint section, named or collapsed; one with it does.
+func TestSearchDocumentationGatedTrees(t *testing.T) {
+	r := sampleReader(t)
+	q := "blueprint files publishing limits"
+	budget := 64000
+	anon := search(t, r, context.Background(), SearchRequest{Query: str(q), Budget: &budget})
+	for _, s := range anon.Sections {
+		if s.Tree == "blueprint" || strings.HasPrefix(s.Route, "/blueprint/") {
+			t.Fatalf("anonymous caller got %s", s.Route)
+		}
+		for _, o := range s.Also {
+			if strings.HasPrefix(o, "/blueprint/") {
+				t.Fatalf("anonymous caller got %s named", o)
+			}
+		}
+	}
+	if _, _, err := r.SearchDocumentation(context.Background(), SearchRequest{Query: str(q), Tree: str("blueprint")}); !isInvalid(err) || !strings.Contains(err.Error(), "not readable") {
+		t.Fatalf("blueprint by name: %v", err)
+	}
+	ctx := tzctx.WithIdentity(context.Background(), tzctx.Identity{Credential: "0123456789ab", Account: "a", Profiles: []string{"blueprint"}})
+	held := search(t, r, ctx, SearchRequest{Query: str(q), Budget: &budget})
+	if !slices.ContainsFunc(held.Sections, func(s SearchSection) bool { return s.Tree == "blueprint" }) {
+		t.Fatal("a holder of blueprint's profile got no blueprint section: the test proves nothing")
+	}
+}
+
+// TestSearchDocumentationBounds: each bound is refused, the refusal
+// naming the bound and never the query's words.
+func TestSearchDocumentationBounds(t *testing.T) {
+	r := sampleReader(t)
+	long := strings.Repeat("canaryword ", 100)
+	low, high := 499, 64001
+	for _, c := range []struct {
+		req  SearchRequest
+		want string
+	}{
+		{SearchRequest{}, "query is required"},
+		{SearchRequest{Query: str(long)}, "search query max length"},
+		{SearchRequest{Query: str("canaryword"), Budget: &low}, "search budget min and max"},
+		{SearchRequest{Query: str("canaryword"), Budget: &high}, "search budget min and max"},
+		{SearchRequest{Query: str("canaryword"), Tree: str("nosuch")}, "not readable"},
+	} {
+		_, subject, err := r.SearchDocumentation(context.Background(), c.req)
+		if !isInvalid(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want invalid_request naming %q", c.req, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error()+subject, "canaryword") {
+			t.Errorf("refusal or subject holds the query's words: %v %q", err, subject)
+		}
+	}
+	lim := 2000
+	small := NewReader(Config{Limits: testLimits(), Search: SearchLimits{BudgetMax: lim}}, FromStore(sampleStore))
+	over := lim + 1
+	if _, _, err := small.SearchDocumentation(context.Background(), SearchRequest{Query: str("page"), Budget: &over}); err == nil || !strings.Contains(err.Error(), "500 through 2000") {
+		t.Errorf("configured maximum: %v", err)
+	}
+	if a := search(t, small, context.Background(), SearchRequest{Query: str("page")}); a.Budget != lim {
+		t.Errorf("default budget under a maximum of %d: %d", lim, a.Budget)
+	}
+}
+
+func isInvalid(err error) bool {
+	var te *tzctx.Error
+	return errors.As(err, &te) && te.Code == tzctx.InvalidRequest
+}

@@ -1,0 +1,104 @@
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/turnzerocloud/tzctx"
+)
+
+// shortSection is the fewest code points other than white space a
+// section's text, its heading line aside, holds without joining another
+// (splitSections): a heading with no text of its own before its
+// subsections joins them.
+const shortSection = 1
+
+// span is one section of a page's served text: code points [start, end),
+// and the page heading it starts at (an index into the page's headings),
+// -1 for the lead.
+type span struct {
+	start, end int
+	head       int
+}
+
+// splitSections cuts a page's served text, of n code points, into its
+// sections: the lead before the first heading, then one per heading (the
+// page's headings are those of depth 2 or deeper outside fenced code, so
+// no cut falls inside a fence). A section whose text, its heading line
+// aside, holds fewer than shortSection code points that are not white
+// space takes in the sections after it while they are deeper (its
+// subsections); one still short joins the section before it. A lead of
+// white space alone is no section.
+func splitSections(text string, n int, hs []tzctx.Heading) []span {
+	var out []span
+	if len(hs) == 0 || hs[0].Offset > 0 {
+		end := n
+		if len(hs) > 0 {
+			end = hs[0].Offset
+		}
+		out = append(out, span{0, end, -1})
+	}
+	for i, h := range hs {
+		end := n
+		if i+1 < len(hs) {
+			end = hs[i+1].Offset
+		}
+		out = append(out, span{h.Offset, end, i})
+	}
+	// Code-point offsets to byte offsets, for measuring the sections'
+	// texts: one pass over the text.
+	bytesAt := codePointBytes(text, n)
+	depth := func(s span) int {
+		if s.head < 0 {
+			return 1
+		}
+		return hs[s.head].Depth
+	}
+	body := func(s span) int {
+		t := text[bytesAt[s.start]:bytesAt[s.end]]
+		if s.head >= 0 {
+			if i := strings.IndexByte(t, '\n'); i >= 0 {
+				t = t[i+1:]
+			} else {
+				t = ""
+			}
+		}
+		c := 0
+		for _, r := range t {
+			if !unicode.IsSpace(r) {
+				c++
+			}
+		}
+		return c
+	}
+	var merged []span
+	for i := 0; i < len(out); i++ {
+		s := out[i]
+		for body(s) < shortSection && i+1 < len(out) && depth(out[i+1]) > depth(s) {
+			s.end = out[i+1].end
+			i++
+		}
+		if len(merged) > 0 && body(s) < shortSection {
+			merged[len(merged)-1].end = s.end
+			continue
+		}
+		if s.head < 0 && body(s) == 0 && i+1 < len(out) {
+			continue // a lead of white space alone
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// codePointBytes returns the byte offset of every code point of text, of n
+// code points, and len(text) at n.
+func codePointBytes(text string, n int) []int {
+	at := make([]int, 0, n+1)
+	for i := 0; i < len(text); {
+		at = append(at, i)
+		_, w := utf8.DecodeRuneInString(text[i:])
+		i += w
+	}
+	return append(at, len(text))
+}
