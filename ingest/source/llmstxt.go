@@ -113,8 +113,10 @@ func llmsLinks(line string) []llmsLink {
 		if o := strings.LastIndexByte(text, '['); o >= 0 {
 			text = text[o+1:]
 		}
-		target := strings.Fields(line[i+j+2:i+j+2+k] + " ")[0]
-		out = append(out, llmsLink{text: strings.TrimSpace(text), target: strings.Trim(target, "<>")})
+		// A link with no target ("[x]()", "[x]( )") names no page.
+		if f := strings.Fields(line[i+j+2 : i+j+2+k]); len(f) > 0 {
+			out = append(out, llmsLink{text: strings.TrimSpace(text), target: strings.Trim(f[0], "<>")})
+		}
 		line = line[i+j+2+k+1:]
 	}
 }
