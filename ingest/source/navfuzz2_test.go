@@ -37,3 +37,24 @@ func FuzzLLMSTxt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGitBookNav reads a GitBook folder of a fuzzed .gitbook.yaml and
+// SUMMARY.md within small bounds: no input crashes the reader or takes it
+// past them.
+func FuzzGitBookNav(f *testing.F) {
+	for _, s := range [][2]string{
+		{"root: ./\nstructure:\n  summary: SUMMARY.md\n", "# Summary\n\n* [Intro](README.md)\n* [Guide](guide/a.md)\n  * [Deep](guide/a.md)\n"},
+		{"root: ../\n", "* [x](../../etc/passwd)\n"},
+		{"structure: {summary: nosuch.md}\n", ""},
+		{"x0: &a [1,2]\nx1: [*a,*a,*a]\n", "* [a](" + strings.Repeat("a/", 100) + "b.md)\n"},
+		{"", strings.Repeat("  ", 40) + "* [d](README.md)\n* []()\n* [](\n"},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	ff := newFuzzFolder(f)
+	f.Fuzz(func(t *testing.T, config, summary []byte) {
+		dir := ff.write(t, map[string][]byte{".gitbook.yaml": config, "SUMMARY.md": summary, "README.md": []byte("# Home\n"), "guide/a.md": []byte("# A\n")})
+		tree, err := GitBook{}.Read(context.Background(), dir, fuzzOptions)
+		checkFuzzedTree(t, tree, err)
+	})
+}
