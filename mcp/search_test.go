@@ -1,17 +1,11 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestSearchDocumentationTool: search_documentation is a tool whose
@@ -89,24 +83,10 @@ func TestSearchDocumentationTool(t *testing.T) {
 // the SDK is absent (make test installs the SDK where node is present),
 // except under CI.
 func TestTypeScriptClientSearchesAndReadsOn(t *testing.T) {
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
+	node, dir := tsSDK(t)
 	const question = "how do I read on from where a chunk ends with the stamp?"
 	f := newFixture(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "searchonly.mjs", f.base+"/mcp", question)
-	cmd.Dir = dir
-	var stdout, stderr testkit.SyncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node searchonly.mjs: %v\nstderr:\n%s", err, stderr.String())
-	}
+	stdout := runTSScript(t, node, dir, "searchonly.mjs", f.base+"/mcp", question)
 	var out struct {
 		Version string `json:"version"`
 		Cited   int    `json:"cited"`
@@ -124,8 +104,8 @@ func TestTypeScriptClientSearchesAndReadsOn(t *testing.T) {
 		Chunks      int    `json:"chunks"`
 		Read        string `json:"read"`
 	}
-	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
-		t.Fatalf("searchonly output is not JSON: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("searchonly output is not JSON: %v\n%s", err, stdout)
 	}
 	t.Logf("the text-only client cited %s (offset %d, length %d, one of %d) and read on in %d chunks from %d", out.Section.Ref, out.Section.Offset, out.Section.Length, out.Cited, out.Chunks, out.FirstOffset)
 
