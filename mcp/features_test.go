@@ -304,13 +304,7 @@ func TestSubscriptionBounds(t *testing.T) {
 // notifications/resources/updated for that page alone and a notice of
 // the switch. It skips where node or the SDK is absent, except under CI.
 func TestTypeScriptClientFeatures(t *testing.T) {
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
+	node, dir := tsSDK(t)
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
 	f := newFixtureOn(t, st)

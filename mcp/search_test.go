@@ -69,3 +69,85 @@ func TestSearchDocumentationTool(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeScriptClientSearchesAndReadsOn runs the official TypeScript SDK
+// client (testdata/ts/searchonly.mjs) against the fixture's /mcp as an
+// agent that reads text content alone: it answers a question with one
+// search_documentation call, takes the best cited section's route#anchor,
+// offset, length and stamp from the text and the section's text from
+// after its lead line, reads on with read_documentation from that page,
+// offset and stamp, and checks that the text read begins with the
+// section's. The script fails where the text content lacks anything it
+// needs; this test then checks what it found against the structured
+// answer and the page's served text. It skips, saying why, where node or
+// the SDK is absent (make test installs the SDK where node is present),
+// except under CI.
+func TestTypeScriptClientSearchesAndReadsOn(t *testing.T) {
+	node, dir := tsSDK(t)
+	const question = "how do I read on from where a chunk ends with the stamp?"
+	f := newFixture(t)
+	stdout := runTSScript(t, node, dir, "searchonly.mjs", f.base+"/mcp", question)
+	var out struct {
+		Version string `json:"version"`
+		Cited   int    `json:"cited"`
+		Section struct {
+			Ref    string `json:"ref"`
+			Route  string `json:"route"`
+			Anchor string `json:"anchor"`
+			Offset int    `json:"offset"`
+			Length int    `json:"length"`
+			Stamp  string `json:"stamp"`
+		} `json:"section"`
+		Lead        string `json:"lead"`
+		SectionText string `json:"sectionText"`
+		FirstOffset int    `json:"firstOffset"`
+		Chunks      int    `json:"chunks"`
+		Read        string `json:"read"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("searchonly output is not JSON: %v\n%s", err, stdout)
+	}
+	t.Logf("the text-only client cited %s (offset %d, length %d, one of %d) and read on in %d chunks from %d", out.Section.Ref, out.Section.Offset, out.Section.Length, out.Cited, out.Chunks, out.FirstOffset)
+
+	// One search_documentation call over MCP answered the question.
+	calls := 0
+	for _, r := range f.rec.all() {
+		if r.Action == "search_documentation" {
+			calls++
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the client made %d search_documentation calls, want 1", calls)
+	}
+
+	// What the client read from the text is the answer's best section.
+	var a struct {
+		Version  string `json:"version"`
+		Sections []struct {
+			Route  string `json:"route"`
+			Anchor string `json:"anchor"`
+			Offset int    `json:"offset"`
+			Length int    `json:"length"`
+			Stamp  string `json:"stamp"`
+		} `json:"sections"`
+	}
+	body := f.postAPI(t, "search_documentation", map[string]any{"query": question, "budget": 2000}, "")
+	if err := json.Unmarshal(body, &a); err != nil || len(a.Sections) == 0 {
+		t.Fatalf("answer %.300s: %v", body, err)
+	}
+	s := a.Sections[0]
+	if out.Version != a.Version || out.Cited != len(a.Sections) || out.Section.Route != s.Route || out.Section.Anchor != s.Anchor ||
+		out.Section.Offset != s.Offset || out.Section.Length != s.Length || out.Section.Stamp != s.Stamp {
+		t.Fatalf("the text-only client cited %+v of %d sections in version %q; the answer's best is %+v of %d in %q", out.Section, out.Cited, out.Version, s, len(a.Sections), a.Version)
+	}
+
+	// The section's packed text is the page's served text at its offset,
+	// and the client read on from there.
+	page := []rune(f.wholeText(t, "read_documentation", map[string]any{"page": s.Route}, ""))
+	if s.Offset+s.Length > len(page) || out.SectionText != string(page[s.Offset:s.Offset+s.Length]) {
+		t.Errorf("the section's packed text %.200q is not the page's text at %d (%d code points)", out.SectionText, s.Offset, s.Length)
+	}
+	if out.FirstOffset != s.Offset || !strings.HasPrefix(out.Read, out.SectionText) || !strings.HasPrefix(string(page[s.Offset:]), out.Read) {
+		t.Errorf("the client read on from %d: %.200q; want the page's text from %d", out.FirstOffset, out.Read, s.Offset)
+	}
+}

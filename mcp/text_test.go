@@ -1,17 +1,11 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // textForm is a result's text content read as contracts/choices.md
@@ -176,23 +170,9 @@ func TestTextContentCarriesTheAnswer(t *testing.T) {
 // with the heading. It skips, saying why, where node or the SDK is absent
 // (make test installs the SDK where node is present), except under CI.
 func TestTypeScriptClientReadsTextAlone(t *testing.T) {
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
+	node, dir := tsSDK(t)
 	f := newFixture(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "textonly.mjs", f.base+"/mcp", "/cloud/reference/http/")
-	cmd.Dir = dir
-	var stdout, stderr testkit.SyncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node textonly.mjs: %v\nstderr:\n%s", err, stderr.String())
-	}
+	stdout := runTSScript(t, node, dir, "textonly.mjs", f.base+"/mcp", "/cloud/reference/http/")
 	var out struct {
 		CatalogLines int    `json:"catalogLines"`
 		Headings     int    `json:"headings"`
@@ -202,8 +182,8 @@ func TestTypeScriptClientReadsTextAlone(t *testing.T) {
 		FirstLine    string `json:"firstLine"`
 		Joined       string `json:"joined"`
 	}
-	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
-		t.Fatalf("textonly output is not JSON: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("textonly output is not JSON: %v\n%s", err, stdout)
 	}
 	if out.CatalogLines != len(f.listedIDs(t, "")) {
 		t.Errorf("the catalog's text lines %d, list_context lists %d entries", out.CatalogLines, len(f.listedIDs(t, "")))

@@ -163,17 +163,10 @@ func freeAddr(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// startServeBench starts `tzctx serve` on a free loopback port with
+// startServeBenchPID starts `tzctx serve` on a free loopback port with
 // GOMAXPROCS=benchCPUs, its log going to a file in dir as a deployed
 // server's would (not through a pipe the benchmark must drain), and
-// returns its address once /healthz answers 200.
-func startServeBench(b *testing.B, bin, data, dir string) string {
-	b.Helper()
-	addr, _ := startServeBenchPID(b, bin, data, dir)
-	return addr
-}
-
-// startServeBenchPID is startServeBench, returning the process's id too.
+// returns its address and process id once /healthz answers 200.
 func startServeBenchPID(b *testing.B, bin, data, dir string) (string, int) {
 	b.Helper()
 	addr := freeAddr(b)
