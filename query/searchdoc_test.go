@@ -382,6 +382,51 @@ func TestSearchDocumentationPack(t *testing.T) {
 	}
 }
 
+// TestSearchDocumentationFillsTheRest: where the best section that did
+// not fit leaves at least fillMin code points of the budget, its start
+// fills them, cut at a place a read starts (a later section shorter than
+// the indexed one), and the pack stays within the budget.
+func TestSearchDocumentationFillsTheRest(t *testing.T) {
+	r := sampleReader(t)
+	v, err := FromStore(sampleStore).Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	ix, err := sectionsOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := map[[2]int]bool{}
+	for _, e := range ix.secs {
+		whole[[2]int{int(e.start), int(e.end)}] = true
+	}
+	filled := 0
+	for _, q := range []string{"how do I read a page by its route?", "error codes", "stamp offset continuation", "fenced code blocks", "search words", "limits", "product profile"} {
+		for _, budget := range []int{500, 800, 1200, 2000, 3000, 6000} {
+			a := search(t, r, context.Background(), SearchRequest{Query: str(q), Budget: &budget})
+			if a.Used > budget {
+				t.Fatalf("%q budget %d: used %d", q, budget, a.Used)
+			}
+			for i, s := range a.Sections {
+				if i > 0 && !whole[[2]int{s.Offset, s.Offset + s.Length}] {
+					if i != len(a.Sections)-1 {
+						t.Fatalf("%q budget %d: section %d of %d is cut; only the last may be", q, budget, i, len(a.Sections))
+					}
+					if got := readSection(t, r, s); utf8.RuneCountInString(got) != s.Length {
+						t.Fatalf("%q budget %d: the filling section reads back %d code points, not %d", q, budget, utf8.RuneCountInString(got), s.Length)
+					}
+					filled++
+				}
+			}
+		}
+	}
+	if filled == 0 {
+		t.Fatal("no pack filled the rest of its budget with the start of a section that did not fit")
+	}
+	t.Logf("%d packs filled", filled)
+}
+
 // TestSearchDocumentationGatedTrees: a caller without blueprint's
 // profile gets no blueprint section, named or collapsed; one with it does.
 func TestSearchDocumentationGatedTrees(t *testing.T) {

@@ -107,22 +107,29 @@ func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout
 }
 
 // splitLong appends section s to out, cut into pieces of at most most
-// code points where it is longer: each cut at the last paragraph start
-// (a place a read starts, after a blank line) that leaves both sides at
-// least a quarter of most, else at the last place a read starts there,
-// else at the first paragraph start, or place a read starts, past most
-// (a long fence stays whole). Each piece keeps the section's heading.
+// code points where it is longer: into the fewest such pieces, of about
+// even length, each cut at the paragraph start (a place a read starts,
+// after a blank line) nearest the even split that leaves both sides at
+// least a quarter of most, else at the place a read starts nearest it
+// there, else at the first paragraph start, or place a read starts,
+// past most (a long fence stays whole). Each piece keeps the section's
+// heading.
 func splitLong(out []span, text string, bytesAt []int, places textmap.Layout, s span, most int) []span {
 	least := most / 4
 	for s.end-s.start > most {
 		lo, hi := s.start+least, min(s.start+most, s.end-least)
+		// Pieces of about even length: the cut nearest the place that
+		// splits the rest evenly into the fewest pieces of at most most.
+		target := s.start + (s.end-s.start)/((s.end-s.start+most-1)/most)
 		para, base := -1, -1
 		for p := places.NextBaseAfter(s.start); p <= hi && p < s.end; p = places.NextBaseAfter(p) {
 			if p < lo {
 				continue
 			}
-			base = p
-			if blankBefore(text, bytesAt[p]) {
+			if base < 0 || absInt(p-target) < absInt(base-target) {
+				base = p
+			}
+			if blankBefore(text, bytesAt[p]) && (para < 0 || absInt(p-target) < absInt(para-target)) {
 				para = p
 			}
 		}
@@ -177,4 +184,11 @@ func codePointBytes(text string, n int) []int {
 		i += w
 	}
 	return append(at, len(text))
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
