@@ -60,13 +60,16 @@ func (l SearchLimits) withDefaults() SearchLimits {
 }
 
 // Packing's bounds: the most ranked sections packing considers, how
-// many more it tries once one did not fit, and the share of the budget a
+// many more it tries once one did not fit, the share of the budget a
 // first section that alone passes it is cut to, so that the next best
-// sections still fit beside it.
+// sections still fit beside it, and the fewest code points of the
+// budget's rest that packing fills with the start of the best section
+// that did not fit.
 const (
 	cutShare       = 0.7
 	packConsidered = 50
 	packTries      = 10
+	fillMin        = 200
 )
 
 // SearchAnswer is the answer of search_documentation.
@@ -187,7 +190,9 @@ func (r *Reader) SearchDocumentation(ctx context.Context, req SearchRequest) (*S
 // pack composes the answer: ranked sections, duplicates collapsed to
 // the first, packed whole best first while they fit the budget, trying
 // packTries more once one does not, and the first cut at the last place
-// a reader can stop where it alone passes the budget.
+// a reader can stop where it alone passes the budget. Where at least
+// fillMin code points of the budget are left, the best section that did
+// not fit fills them, cut at the last place a reader can stop.
 func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, ranked []scoredSection, budget int) (*SearchAnswer, error) {
 	a := &SearchAnswer{Version: v.Name(), Budget: budget, Sections: []SearchSection{}}
 	if c, ok := v.(interface{ Created() time.Time }); ok && !c.Created().IsZero() {
@@ -201,7 +206,35 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 	var b strings.Builder
 	collapsed := map[int32]int{} // dup group -> its packed section's index, -1 where skipped
 	considered, tries := 0, 0
-	for _, c := range ranked {
+	add := func(c scoredSection, s SearchSection, lead, body string, sep, size int) error {
+		e := ix.secs[c.sec]
+		if g := ix.groups[e.dup]; g != nil {
+			for _, o := range g {
+				oe := ix.secs[o]
+				if o == c.sec || !inScope[oe.tree] {
+					continue
+				}
+				route, anchor, err := ps.place(oe)
+				if err != nil {
+					return err
+				}
+				s.Also = append(s.Also, route+anchorSuffix(anchor))
+			}
+		}
+		collapsed[e.dup] = len(a.Sections)
+		if sep == 1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(lead + "\n" + body)
+		if trailingNewline(body) == 1 {
+			b.WriteByte('\n')
+		}
+		a.Used += size
+		a.Sections = append(a.Sections, s)
+		return nil
+	}
+	fill := -1 // the best section that did not fit, to fill the rest with
+	for ci, c := range ranked {
 		e := ix.secs[c.sec]
 		if _, ok := collapsed[e.dup]; ok {
 			continue // its group's first is packed, or did not fit
@@ -235,31 +268,34 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 		default:
 			tries++
 			collapsed[e.dup] = -1
+			if fill < 0 {
+				fill = ci
+			}
 			continue
 		}
-		if g := ix.groups[e.dup]; g != nil {
-			for _, o := range g {
-				oe := ix.secs[o]
-				if o == c.sec || !inScope[oe.tree] {
-					continue
-				}
-				route, anchor, err := ps.place(oe)
-				if err != nil {
+		if err := add(c, s, lead, body, sep, size); err != nil {
+			return nil, err
+		}
+	}
+	if fill >= 0 {
+		c := ranked[fill]
+		s, body, err := ps.section(ix, c)
+		if err != nil {
+			return nil, err
+		}
+		lead := leadLine(s)
+		avail := budget - a.Used - 1 - utf8.RuneCountInString(lead) - 1 - 1
+		if avail >= fillMin {
+			n := cutSection(ps.byOrd[ix.secs[c.sec].ord].txt, s, avail)
+			s.Length = n
+			body = textmap.Slice(body, 0, n)
+			size := 1 + utf8.RuneCountInString(lead) + 1 + n + trailingNewline(body)
+			if a.Used+size <= budget {
+				if err := add(c, s, lead, body, 1, size); err != nil {
 					return nil, err
 				}
-				s.Also = append(s.Also, route+anchorSuffix(anchor))
 			}
 		}
-		collapsed[e.dup] = len(a.Sections)
-		if sep == 1 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(lead + "\n" + body)
-		if trailingNewline(body) == 1 {
-			b.WriteByte('\n')
-		}
-		a.Used += size
-		a.Sections = append(a.Sections, s)
 	}
 	a.Text = b.String()
 	return a, nil

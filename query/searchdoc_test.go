@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 func terms(text string) []string {
@@ -61,10 +62,55 @@ func TestSplitSections(t *testing.T) {
 	}{{2, "## A"}, {2, "## B"}, {3, "### B1"}, {2, "## C"}, {2, "## D"}} {
 		hs = append(hs, tzctx.Heading{Depth: h.d, Text: h.line[h.d+1:], Offset: utf8.RuneCountInString(text[:strings.Index(text, h.line+"\n")])})
 	}
-	got := splitSections(text, n, hs)
+	got := splitSections(text, n, hs, nil)
 	want := []span{{0, hs[0].Offset, -1}, {hs[0].Offset, hs[1].Offset, 0}, {hs[1].Offset, hs[3].Offset, 1}, {hs[3].Offset, n, 3}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("sections %v, want %v (B, a heading alone, takes in B1; D, a heading alone, joins C)", got, want)
+	}
+}
+
+// TestSplitLongSections: a section longer than pieceMax is cut into
+// pieces at its paragraph starts, each a place a read starts and none in
+// a fence, the pieces covering the section in order and keeping its
+// heading; a fence longer than pieceMax stays whole.
+func TestSplitLongSections(t *testing.T) {
+	para := strings.TrimSpace(strings.Repeat("word ", 60)) + "\n" + strings.TrimSpace(strings.Repeat("more ", 30)) + "\n\n"
+	fence := "```\n" + strings.Repeat("code line\n\n", 3*pieceMax/11) + "```\n\n"
+	text := "# Title\n\n" + "## Long\n\n" + strings.Repeat(para, 20) + fence + strings.Repeat(para, 3) + "## Short\n\n" + para
+	n := utf8.RuneCountInString(text)
+	var hs []tzctx.Heading
+	for _, line := range []string{"## Long", "## Short"} {
+		hs = append(hs, tzctx.Heading{Depth: 2, Text: line[3:], Offset: utf8.RuneCountInString(text[:strings.Index(text, line+"\n")])})
+	}
+	m := textmap.Scan(text)
+	got := splitSections(text, n, hs, m)
+	if got[0] != (span{0, hs[0].Offset, -1}) || got[len(got)-1] != (span{hs[1].Offset, n, 1}) {
+		t.Fatalf("sections %v: want the lead first and Short, short, whole last", got)
+	}
+	pieces := got[1 : len(got)-1]
+	if len(pieces) < 3 {
+		t.Fatalf("Long, %d code points, is cut into %d pieces, want at least 3 of at most %d", hs[1].Offset-hs[0].Offset, len(pieces), pieceMax)
+	}
+	fenceStart := utf8.RuneCountInString(text[:strings.Index(text, "```")])
+	fenceEnd := fenceStart + utf8.RuneCountInString(fence)
+	at := hs[0].Offset
+	for _, p := range pieces {
+		if p.start != at || p.head != 0 {
+			t.Fatalf("pieces %v: want contiguous pieces of Long from %d", pieces, hs[0].Offset)
+		}
+		if p.start > hs[0].Offset && (m.LastBaseAtOrBefore(p.start) != p.start || !strings.HasSuffix(textmap.Slice(text, 0, p.start), "\n\n")) {
+			t.Fatalf("piece %v does not start a paragraph at a place a read starts: %q", p, textmap.Slice(text, p.start-20, p.start+20))
+		}
+		if p.start > fenceStart && p.start < fenceEnd-2 {
+			t.Fatalf("piece %v starts inside the fence [%d, %d)", p, fenceStart, fenceEnd)
+		}
+		if p.end-p.start > pieceMax && !(p.start <= fenceStart && p.end >= fenceEnd-2) {
+			t.Fatalf("piece %v is longer than %d and holds no fence", p, pieceMax)
+		}
+		at = p.end
+	}
+	if at != hs[1].Offset {
+		t.Fatalf("pieces %v end at %d, want %d", pieces, at, hs[1].Offset)
 	}
 }
 
@@ -93,7 +139,7 @@ func newSearchOracle(t testing.TB, v Version) *searchOracle {
 			}
 			hs, _ := tr.Headings(p.Route)
 			text := string(txt.Bytes())
-			for _, s := range splitSections(text, txt.Total(), hs) {
+			for _, s := range splitSections(text, txt.Total(), hs, txt) {
 				os := oracleSection{tree: ti, title: map[string]int{}, text: map[string]int{}, pos: map[string][]uint32{}}
 				os.lenTi = analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { os.title[term]++ })
 				os.lenTxt = analyze(txt.Slice(s.start, s.end), 0, func(term string, pos int) {
@@ -334,6 +380,51 @@ func TestSearchDocumentationPack(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchDocumentationFillsTheRest: where the best section that did
+// not fit leaves at least fillMin code points of the budget, its start
+// fills them, cut at a place a read starts (a later section shorter than
+// the indexed one), and the pack stays within the budget.
+func TestSearchDocumentationFillsTheRest(t *testing.T) {
+	r := sampleReader(t)
+	v, err := FromStore(sampleStore).Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	ix, err := sectionsOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := map[[2]int]bool{}
+	for _, e := range ix.secs {
+		whole[[2]int{int(e.start), int(e.end)}] = true
+	}
+	filled := 0
+	for _, q := range []string{"how do I read a page by its route?", "error codes", "stamp offset continuation", "fenced code blocks", "search words", "limits", "product profile"} {
+		for _, budget := range []int{500, 800, 1200, 2000, 3000, 6000} {
+			a := search(t, r, context.Background(), SearchRequest{Query: str(q), Budget: &budget})
+			if a.Used > budget {
+				t.Fatalf("%q budget %d: used %d", q, budget, a.Used)
+			}
+			for i, s := range a.Sections {
+				if i > 0 && !whole[[2]int{s.Offset, s.Offset + s.Length}] {
+					if i != len(a.Sections)-1 {
+						t.Fatalf("%q budget %d: section %d of %d is cut; only the last may be", q, budget, i, len(a.Sections))
+					}
+					if got := readSection(t, r, s); utf8.RuneCountInString(got) != s.Length {
+						t.Fatalf("%q budget %d: the filling section reads back %d code points, not %d", q, budget, utf8.RuneCountInString(got), s.Length)
+					}
+					filled++
+				}
+			}
+		}
+	}
+	if filled == 0 {
+		t.Fatal("no pack filled the rest of its budget with the start of a section that did not fit")
+	}
+	t.Logf("%d packs filled", filled)
 }
 
 // TestSearchDocumentationGatedTrees: a caller without blueprint's

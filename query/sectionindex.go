@@ -147,7 +147,7 @@ func buildSecIndex(v Version) (any, error) {
 				}
 				text := string(txt.Bytes())
 				at := codePointBytes(text, txt.Total())
-				for _, s := range splitSections(text, txt.Total(), hs) {
+				for _, s := range splitSections(text, txt.Total(), hs, txt) {
 					id := int32(len(ix.secs))
 					e := secEntry{ord: int32(first + pi), tree: int32(ti), head: int32(s.head), start: int32(s.start), end: int32(s.end), dup: id}
 					body := text[at[s.start]:at[s.end]]

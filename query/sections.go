@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
 
 // shortSection is the fewest code points other than white space a
@@ -13,6 +14,11 @@ import (
 // (splitSections): a heading with no text of its own before its
 // subsections joins them.
 const shortSection = 1
+
+// pieceMax is the most code points a section holds before splitLong cuts
+// it into pieces at its paragraphs, so that a long section's best part
+// is ranked and packed on its own.
+const pieceMax = 1500
 
 // span is one section of a page's served text: code points [start, end),
 // and the page heading it starts at (an index into the page's headings),
@@ -29,8 +35,10 @@ type span struct {
 // aside, holds fewer than shortSection code points that are not white
 // space takes in the sections after it while they are deeper (its
 // subsections); one still short joins the section before it. A lead of
-// white space alone is no section.
-func splitSections(text string, n int, hs []tzctx.Heading) []span {
+// white space alone is no section. Where places (the text's places a
+// read starts) is given, a section longer than pieceMax is then cut
+// into pieces at its paragraphs (splitLong).
+func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout) []span {
 	var out []span
 	if len(hs) == 0 || hs[0].Offset > 0 {
 		end := n
@@ -72,7 +80,7 @@ func splitSections(text string, n int, hs []tzctx.Heading) []span {
 		}
 		return c
 	}
-	var merged []span
+	merged := make([]span, 0, len(out))
 	for i := 0; i < len(out); i++ {
 		s := out[i]
 		for body(s) < shortSection && i+1 < len(out) && depth(out[i+1]) > depth(s) {
@@ -88,7 +96,82 @@ func splitSections(text string, n int, hs []tzctx.Heading) []span {
 		}
 		merged = append(merged, s)
 	}
-	return merged
+	if places == nil {
+		return merged
+	}
+	var pieces []span
+	for _, s := range merged {
+		pieces = splitLong(pieces, text, bytesAt, places, s, pieceMax)
+	}
+	return pieces
+}
+
+// splitLong appends section s to out, cut into pieces of at most most
+// code points where it is longer: into the fewest such pieces, of about
+// even length, each cut at the paragraph start (a place a read starts,
+// after a blank line) nearest the even split that leaves both sides at
+// least a quarter of most, else at the place a read starts nearest it
+// there, else at the first paragraph start, or place a read starts,
+// past most (a long fence stays whole). Each piece keeps the section's
+// heading.
+func splitLong(out []span, text string, bytesAt []int, places textmap.Layout, s span, most int) []span {
+	least := most / 4
+	for s.end-s.start > most {
+		lo, hi := s.start+least, min(s.start+most, s.end-least)
+		// Pieces of about even length: the cut nearest the place that
+		// splits the rest evenly into the fewest pieces of at most most.
+		target := s.start + (s.end-s.start)/((s.end-s.start+most-1)/most)
+		para, base := -1, -1
+		for p := places.NextBaseAfter(s.start); p <= hi && p < s.end; p = places.NextBaseAfter(p) {
+			if p < lo {
+				continue
+			}
+			if base < 0 || absInt(p-target) < absInt(base-target) {
+				base = p
+			}
+			if blankBefore(text, bytesAt[p]) && (para < 0 || absInt(p-target) < absInt(para-target)) {
+				para = p
+			}
+		}
+		cut := para
+		if cut < 0 {
+			cut = base
+		}
+		if cut < 0 {
+			cut = pastFence(text, bytesAt, places, hi, s.end-least)
+			if cut < 0 {
+				break
+			}
+		}
+		out = append(out, span{s.start, cut, s.head})
+		s.start = cut
+	}
+	return append(out, s)
+}
+
+// pastFence returns the first paragraph start after hi and before end,
+// else the first place a read starts there, else -1.
+func pastFence(text string, bytesAt []int, places textmap.Layout, hi, end int) int {
+	first := -1
+	for p := places.NextBaseAfter(hi); p < end; p = places.NextBaseAfter(p) {
+		if blankBefore(text, bytesAt[p]) {
+			return p
+		}
+		if first < 0 {
+			first = p
+		}
+	}
+	return first
+}
+
+// blankBefore reports whether the line before byte offset at of text
+// (a line start) is blank.
+func blankBefore(text string, at int) bool {
+	if at < 2 || text[at-1] != '\n' {
+		return false
+	}
+	prev := strings.LastIndexByte(text[:at-1], '\n')
+	return strings.TrimSpace(text[prev+1:at-1]) == ""
 }
 
 // codePointBytes returns the byte offset of every code point of text, of n
@@ -101,4 +184,11 @@ func codePointBytes(text string, n int) []int {
 		i += w
 	}
 	return append(at, len(text))
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
