@@ -234,7 +234,7 @@ func TestTypeScriptClient(t *testing.T) {
 			return v
 		}
 		checks := map[string]any{
-			"toolCount":                     float64(5), // the three reading actions and the library's two
+			"toolCount":                     float64(6), // the three reading actions, search_documentation and the library's two
 			"templateCount":                 float64(3),
 			"search.isError":                false,
 			"longPage.sha256":               sha256Hex(want),
