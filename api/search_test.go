@@ -193,3 +193,27 @@ func TestQueryWordsAreRecordedNowhere(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchDocumentationRecordsWhatItServed checks that a
+// search_documentation call's record names the version its answer was
+// read from and the code points of its packed text, as a page read's
+// record does, under the bare search marker.
+func TestSearchDocumentationRecordsWhatItServed(t *testing.T) {
+	s := newServer(t, sample)
+	r := s.post(t, "search_documentation", `{"query":"read on from a chunk with the stamp","budget":2000}`)
+	if r.status != 200 {
+		t.Fatalf("search_documentation = %d %s", r.status, r.raw)
+	}
+	version, _ := r.body["version"].(string)
+	used, _ := r.body["used"].(float64)
+	if version == "" || used <= 0 {
+		t.Fatalf("answer names version %q and used %v", version, used)
+	}
+	if len(s.rec.recs) == 0 {
+		t.Fatal("no record")
+	}
+	got := s.rec.recs[len(s.rec.recs)-1]
+	if got.Action != "search_documentation" || got.Subject != "docs::search" || got.Version != version || got.CodePoints != int(used) {
+		t.Errorf("record %+v, want action search_documentation, subject docs::search, version %s, code points %d", got, version, int(used))
+	}
+}

@@ -89,6 +89,10 @@ type SearchAnswer struct {
 	Continuation string `json:"continuation"`
 }
 
+// Served tells the call's record the version the answer was read from
+// and the code points of its text, as a page read's answer does.
+func (a *SearchAnswer) Served() (version string, codePoints int) { return a.Version, a.Used }
+
 // SearchSection is one packed section: where it is in its page's served
 // text, in code points, so that read_documentation with its route as
 // page, its offset and its stamp reads it.

@@ -14,7 +14,11 @@ type DocumentationSearcher interface {
 	SearchDocumentation(ctx context.Context, req query.SearchRequest) (*query.SearchAnswer, string, error)
 }
 
-var _ DocumentationSearcher = (*query.Reader)(nil)
+var (
+	_ DocumentationSearcher = (*query.Reader)(nil)
+	// The call's record names the version and the code points served.
+	_ dispatch.Served = (*query.SearchAnswer)(nil)
+)
 
 // SearchDocumentation returns the search_documentation action, answered
 // by r: the sections best for a question, packed into a budget. Every
