@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 
@@ -43,22 +42,8 @@ func keysOf(r *http.Request, bearer string, id tzctx.Identity) callerKeys {
 		k := "credential:" + dispatch.CredentialPrefix(bearer)
 		return callerKeys{owner: k, quota: k}
 	}
-	k := "address:" + addressKey(r.RemoteAddr)
+	k := "address:" + shed.AddressKey(r.RemoteAddr)
 	return callerKeys{owner: k, quota: k, anonymous: true}
-}
-
-// addressKey is a remote address as anonymous callers are told apart:
-// an IPv4 address whole, an IPv6 address by its /64 prefix.
-func addressKey(remote string) string {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.To4() != nil {
-		return host
-	}
-	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // take counts one holding of the caller in c.

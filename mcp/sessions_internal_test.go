@@ -10,20 +10,6 @@ import (
 	"testing"
 )
 
-func TestAddressKey(t *testing.T) {
-	for in, want := range map[string]string{
-		"127.0.0.2:5000":                 "127.0.0.2",
-		"[2001:db8:1:2:3:4:5:6]:443":     "2001:db8:1:2::/64",
-		"[2001:db8:1:2:ffff:ffff:0:1]:1": "2001:db8:1:2::/64",
-		"[::ffff:192.0.2.1]:80":          "::ffff:192.0.2.1",
-		"not an address":                 "not an address",
-	} {
-		if got := addressKey(in); got != want {
-			t.Errorf("addressKey(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestSessionLogHandlerHidesIDs: mcp-go's lines that name a session name
 // it by its hash prefix alone.
 func TestSessionLogHandlerHidesIDs(t *testing.T) {

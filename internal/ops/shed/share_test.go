@@ -74,6 +74,12 @@ func TestAddressKey(t *testing.T) {
 		"[2001:db8:1:2::7]:443":    "2001:db8:1:2::/64",
 		"[2001:db8:1:2:ff::1]:443": "2001:db8:1:2::/64",
 		"not an address":           "not an address",
+		// Moved from mcp's sessions test, whose copy of AddressKey
+		// went: an IPv4-mapped IPv6 address is an IPv4 caller.
+		"127.0.0.2:5000":                 "127.0.0.2",
+		"[2001:db8:1:2:3:4:5:6]:443":     "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff:ffff:0:1]:1": "2001:db8:1:2::/64",
+		"[::ffff:192.0.2.1]:80":          "::ffff:192.0.2.1",
 	} {
 		if got := shed.AddressKey(remote); got != want {
 			t.Errorf("AddressKey(%q) = %q, want %q", remote, got, want)
