@@ -115,14 +115,24 @@ func TestSplitLongSections(t *testing.T) {
 }
 
 // searchOracle ranks sections with plain loops over their texts, analysed
-// afresh: BM25F and the proximity bonus as sectionindex.go states them,
-// without the index's postings, positions or candidate cut.
+// afresh: BM25F, the page's share and the proximity bonus as
+// sectionindex.go states them, without the index's postings, positions or
+// candidate cut.
 type searchOracle struct {
-	secs []oracleSection
+	secs  []oracleSection
+	pages []oracleSecPage
+}
+
+// oracleSecPage is one page: its tree and its text's terms (its sections'
+// taken together).
+type oracleSecPage struct {
+	tree int
+	text map[string]int
+	len  int
 }
 
 type oracleSection struct {
-	tree          int
+	tree, page    int
 	title, text   map[string]int
 	pos           map[string][]uint32
 	lenTi, lenTxt int
@@ -139,18 +149,56 @@ func newSearchOracle(t testing.TB, v Version) *searchOracle {
 			}
 			hs, _ := tr.Headings(p.Route)
 			text := string(txt.Bytes())
+			pg := oracleSecPage{tree: ti, text: map[string]int{}}
 			for _, s := range splitSections(text, txt.Total(), hs, txt) {
-				os := oracleSection{tree: ti, title: map[string]int{}, text: map[string]int{}, pos: map[string][]uint32{}}
+				os := oracleSection{tree: ti, page: len(o.pages), title: map[string]int{}, text: map[string]int{}, pos: map[string][]uint32{}}
 				os.lenTi = analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { os.title[term]++ })
 				os.lenTxt = analyze(txt.Slice(s.start, s.end), 0, func(term string, pos int) {
 					os.text[term]++
 					os.pos[term] = append(os.pos[term], uint32(pos))
 				})
+				for w, c := range os.text {
+					pg.text[w] += c
+				}
+				pg.len += os.lenTxt
 				o.secs = append(o.secs, os)
 			}
+			o.pages = append(o.pages, pg)
 		}
 	}
 	return o
+}
+
+// pageScores is each page's BM25 over its whole text for the query's
+// terms, by index in o.pages.
+func (o *searchOracle) pageScores(qs []string, scope []int) []float64 {
+	var np, sum float64
+	df := map[string]float64{}
+	for _, p := range o.pages {
+		if slices.Contains(scope, p.tree) {
+			np++
+			sum += float64(p.len)
+			for _, q := range qs {
+				if p.text[q] > 0 {
+					df[q]++
+				}
+			}
+		}
+	}
+	avg := max(sum/max(np, 1), 1)
+	out := make([]float64, len(o.pages))
+	for i, p := range o.pages {
+		if !slices.Contains(scope, p.tree) {
+			continue
+		}
+		for _, q := range qs {
+			if tf := float64(p.text[q]); tf > 0 {
+				tf /= 1 - bm25B + bm25B*float64(p.len)/avg
+				out[i] += idf(np, df[q]) * tf / (bm25K1 + tf)
+			}
+		}
+	}
+	return out
 }
 
 func (o *searchOracle) rank(query string, scope []int, limit int) []scoredSection {
@@ -184,6 +232,7 @@ func (o *searchOracle) rank(query string, scope []int, limit int) []scoredSectio
 			held = append(held, q)
 		}
 	}
+	pages := o.pageScores(held, scope)
 	var out []scoredSection
 	for i, s := range o.secs {
 		if !slices.Contains(scope, s.tree) {
@@ -197,6 +246,7 @@ func (o *searchOracle) rank(query string, scope []int, limit int) []scoredSectio
 			pos[j] = s.pos[q]
 		}
 		if score > 0 {
+			score += pageWeight * pages[s.page]
 			out = append(out, scoredSection{int32(i), score + proximityOf(qt, pos)})
 		}
 	}

@@ -34,6 +34,9 @@ const (
 	// rescored is how many sections, best by BM25F, the proximity bonus
 	// is computed for.
 	rescored = 200
+	// pageWeight is the share of a page's own BM25 score (over its whole
+	// text) each of its matching sections gains.
+	pageWeight = 0.5
 )
 
 // secEntry is one indexed section.
@@ -46,6 +49,7 @@ type secEntry struct {
 	titleLen int32 // terms of the title field
 	textLen  int32 // terms of the text field
 	dup      int32 // the first section of the same text, itself where none is before it
+	page     int32 // index in secIndex.pages
 }
 
 // secPosting is one section holding a term: its frequency in each field,
@@ -61,6 +65,8 @@ type secPosting struct {
 type treeStats struct {
 	first, end        int
 	sumTitle, sumText float64
+	pages             int     // pages with a section
+	sumPage           float64 // terms of those pages' text
 }
 
 // secIndex is a version's section index.
@@ -70,6 +76,9 @@ type secIndex struct {
 	posts [][]secPosting // by term id, in section order
 	pos   []uint32       // text positions, by posting
 	trees []treeStats    // by index in the version's TreeNames
+	// pages holds each page's text length in terms (the sum of its
+	// sections'), by the index secEntry.page names.
+	pages []int32
 	// groups names, for a section with duplicates, every section of its
 	// text in section order.
 	groups map[int32][]int32
@@ -147,9 +156,11 @@ func buildSecIndex(v Version) (any, error) {
 				}
 				text := string(txt.Bytes())
 				at := codePointBytes(text, txt.Total())
+				page := int32(len(ix.pages))
+				ix.pages = append(ix.pages, 0)
 				for _, s := range splitSections(text, txt.Total(), hs, txt) {
 					id := int32(len(ix.secs))
-					e := secEntry{ord: int32(first + pi), tree: int32(ti), head: int32(s.head), start: int32(s.start), end: int32(s.end), dup: id}
+					e := secEntry{ord: int32(first + pi), tree: int32(ti), head: int32(s.head), start: int32(s.start), end: int32(s.end), dup: id, page: page}
 					body := text[at[s.start]:at[s.end]]
 					e.titleLen = int32(analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { get(term).title++ }))
 					e.textLen = int32(analyze(body, 0, func(term string, pos int) {
@@ -182,8 +193,11 @@ func buildSecIndex(v Version) (any, error) {
 					clear(acc)
 					st.sumTitle += float64(e.titleLen)
 					st.sumText += float64(e.textLen)
+					ix.pages[page] += e.textLen
 					ix.secs = append(ix.secs, e)
 				}
+				st.pages++
+				st.sumPage += float64(ix.pages[page])
 			}
 		}
 		st.end = len(ix.secs)
@@ -238,6 +252,9 @@ type scoredSection struct {
 type scratch struct {
 	score   []float64
 	touched []int32
+	page    []float64 // page scores, by secIndex.pages index
+	pageTF  []float64 // one term's text frequency per page
+	pages   []int32   // pages with a score
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -248,27 +265,36 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 // section order (the version's tree order, manifest order, then place in
 // the page). It returns at most limit sections, and how many matched.
 func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit int) ([]scoredSection, int, error) {
-	var n, sumTitle, sumText float64
+	var n, sumTitle, sumText, np, sumPage float64
 	for _, t := range scope {
 		st := ix.trees[t]
 		n += float64(st.end - st.first)
 		sumTitle += st.sumTitle
 		sumText += st.sumText
+		np += float64(st.pages)
+		sumPage += st.sumPage
 	}
 	if n == 0 || len(qt) == 0 {
 		return nil, 0, nil
 	}
-	avgTitle, avgText := max(sumTitle/n, 1), max(sumText/n, 1)
+	avgTitle, avgText, avgPage := max(sumTitle/n, 1), max(sumText/n, 1), max(sumPage/max(np, 1), 1)
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
 	if len(sc.score) < len(ix.secs) {
 		sc.score = make([]float64, len(ix.secs))
 	}
+	if len(sc.page) < len(ix.pages) {
+		sc.page = make([]float64, len(ix.pages))
+		sc.pageTF = make([]float64, len(ix.pages))
+	}
 	defer func() {
 		for _, s := range sc.touched {
 			sc.score[s] = 0
 		}
-		sc.touched = sc.touched[:0]
+		for _, p := range sc.pages {
+			sc.page[p] = 0
+		}
+		sc.touched, sc.pages = sc.touched[:0], sc.pages[:0]
 	}()
 	for i := range qt {
 		if err := ctx.Err(); err != nil {
@@ -297,6 +323,12 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 				sc.score[p.sec] += qt[i].idf * bm25F(float64(p.title), float64(e.titleLen), avgTitle, float64(p.text), float64(e.textLen), avgText)
 			}
 		}
+		ix.scorePages(sc, spans, np, avgPage)
+	}
+	// Each section gains a share of its page's score: the page as a whole
+	// is evidence for every section of it.
+	for _, s := range sc.touched {
+		sc.score[s] += pageWeight * sc.page[ix.secs[s].page]
 	}
 	cands := topScored(sc.touched, sc.score, rescored)
 	for i := range cands {
@@ -307,6 +339,35 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 		cands = cands[:limit]
 	}
 	return cands, len(sc.touched), nil
+}
+
+// scorePages adds one term's BM25 weight over whole pages (their
+// sections' text taken together) to each page holding it. A page's
+// sections are consecutive, so its postings are too.
+func (ix *secIndex) scorePages(sc *scratch, spans [][]secPosting, np, avgPage float64) {
+	var held []int32
+	for _, span := range spans {
+		for _, p := range span {
+			if p.text == 0 {
+				continue
+			}
+			pg := ix.secs[p.sec].page
+			if sc.pageTF[pg] == 0 {
+				held = append(held, pg)
+			}
+			sc.pageTF[pg] += float64(p.text)
+		}
+	}
+	w := idf(np, float64(len(held)))
+	for _, pg := range held {
+		tf := sc.pageTF[pg]
+		sc.pageTF[pg] = 0
+		if sc.page[pg] == 0 {
+			sc.pages = append(sc.pages, pg)
+		}
+		tf /= 1 - bm25B + bm25B*float64(ix.pages[pg])/avgPage
+		sc.page[pg] += w * tf / (bm25K1 + tf)
+	}
 }
 
 // topScored returns the best k of the sections touched by their scores,
