@@ -27,8 +27,14 @@ served text is cut at its headings, and a section (the text before the first
 heading, "(lead)", or a heading and the text up to the next heading) is
 changed where its text differs, added or removed where only one version has
 a section under that heading. Both versions are verified first, as a server
-verifies a version before it serves it. --json prints the same as one JSON
-object (its shape is in contracts/choices.md, "tzctx diff").`,
+verifies a version before it serves it.
+
+--json prints the same as one JSON object: from, to, trees_added,
+trees_removed (names, sorted) and trees, sorted by name, each with name,
+state (added, removed or kept), pages, added and removed (routes), changed
+(route, from_stamp, to_stamp and sections, each with heading, "" for the
+lead, depth, 0 for the lead, and change: changed, added or removed) and
+unchanged (a count). An added or removed tree lists no pages.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := store.OpenExisting(g.dataDir())
