@@ -201,21 +201,25 @@ func diffTree(ctx context.Context, a, b *store.Tree, td *treeDiff) error {
 // pageTexts returns the served texts of the page route in trees a and b,
 // which both list it.
 func pageTexts(a, b *store.Tree, route string) (*store.Text, *store.Text, error) {
-	ta, err := a.Text(route)
-	if err == nil && ta == nil {
+	ta, err := pageText(a, route, "first")
+	if err != nil {
+		return nil, nil, err
+	}
+	tb, err := pageText(b, route, "second")
+	return ta, tb, err
+}
+
+// pageText returns the served text of the page route, which tree t lists;
+// which names the version for an error.
+func pageText(t *store.Tree, route, which string) (*store.Text, error) {
+	txt, err := t.Text(route)
+	if err == nil && txt == nil {
 		err = fmt.Errorf("lists page %s but holds no text of it", route)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("tree %s of the first version: %w", a.Name, err)
+		return nil, fmt.Errorf("tree %s of the %s version: %w", t.Name, which, err)
 	}
-	tb, err := b.Text(route)
-	if err == nil && tb == nil {
-		err = fmt.Errorf("lists page %s but holds no text of it", route)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("tree %s of the second version: %w", b.Name, err)
-	}
-	return ta, tb, nil
+	return txt, nil
 }
 
 // section is one section of a page's served text.
