@@ -271,9 +271,23 @@ func (s *Store) Lookup(name string) (Meta, error) {
 			// version yet.
 			return Meta{}, &DamagedError{Version: name, File: metaFile, Problem: fmt.Sprintf("cannot be read (%v)", tzctx.FaultText(err))}
 		}
-		return Meta{}, fmt.Errorf("no version %q in %s; 'tzctx versions' lists them", name, s.dir)
+		return Meta{}, fmt.Errorf("no version %q in %s; %s; 'tzctx versions' lists them", name, s.dir, s.storedNames())
 	}
 	return m, nil
+}
+
+// storedNames says which versions are stored, oldest first, for an error
+// that names none of them.
+func (s *Store) storedNames() string {
+	ms, err := s.List()
+	if err != nil || len(ms) == 0 {
+		return "no version is stored"
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return "the stored versions are " + strings.Join(names, ", ")
 }
 
 // Unreadable returns the names of the version folders whose meta.json is
@@ -335,14 +349,42 @@ func (s *Store) ActiveName() (string, error) {
 // the pointer stays as it was. A running server picks the new version up
 // on its next Refresh.
 func (s *Store) Activate(ctx context.Context, name string) error {
+	return s.ActivateAfter(ctx, name, nil)
+}
+
+// ActivateAfter is Activate that, once the named version is verified and
+// opened, runs before on it (to describe what the switch changes, say)
+// before the pointer is replaced; an error of before leaves the pointer
+// as it was. The version is verified once, and before's version is
+// released when ActivateAfter returns. A nil before runs nothing.
+func (s *Store) ActivateAfter(ctx context.Context, name string, before func(v *Version) error) error {
 	if _, err := s.Lookup(name); err != nil {
 		return err
 	}
-	if err := s.Verify(ctx, name); err != nil {
+	v, err := openVersion(ctx, s.versionDir(name), name)
+	if err != nil {
 		return fmt.Errorf("not activated: %w", err)
+	}
+	if before != nil {
+		err = before(v)
+	}
+	v.Release()
+	if err != nil {
+		return err
 	}
 	killpoint.Reach("activate.verified")
 	return writeFileAtomic(filepath.Join(s.dir, activeFile), []byte(name+"\n"))
+}
+
+// OpenVersion verifies the named stored version in full, as a server does
+// before it serves it, and opens it, served or not, with a reference the
+// caller must Release. A fault is a *DamagedError; a name that names no
+// stored version gets an error listing the stored ones.
+func (s *Store) OpenVersion(ctx context.Context, name string) (*Version, error) {
+	if _, err := s.Lookup(name); err != nil {
+		return nil, err
+	}
+	return openVersion(ctx, s.versionDir(name), name)
 }
 
 // Delete removes a stored version; it refuses the active one.

@@ -122,10 +122,7 @@ func hashFile(ctx context.Context, p string) (int64, string, error) {
 // and read through. A fault is a *DamagedError (errors.Is(err,
 // ErrDamaged)); a cancelled ctx returns ctx's error.
 func (s *Store) Verify(ctx context.Context, name string) error {
-	if _, err := s.Lookup(name); err != nil {
-		return err
-	}
-	v, err := openVersion(ctx, s.versionDir(name), name)
+	v, err := s.OpenVersion(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,6 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory (default $TZCTX_DATA or ./tzctx-data)")
-	root.AddCommand(newIngestCmd(g), newVersionsCmd(g), newActivateCmd(g), newDeleteCmd(g), newVerifyCmd(g), newExportCmd(g), newImportCmd(g), newRecordsCmd(g), newServeCmd(g), newCheckCmd(), newGenCmd(), newSkillsCmd(), newMCPCmd(g), newTokenCmd(), newPublishCmd(g))
+	root.AddCommand(newIngestCmd(g), newVersionsCmd(g), newActivateCmd(g), newDeleteCmd(g), newVerifyCmd(g), newExportCmd(g), newImportCmd(g), newRecordsCmd(g), newServeCmd(g), newCheckCmd(), newGenCmd(), newSkillsCmd(), newMCPCmd(g), newTokenCmd(), newPublishCmd(g), newDiffCmd(g))
 	return root
 }
