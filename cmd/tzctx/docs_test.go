@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -406,6 +407,38 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 	if strings.TrimSpace(page) == "" || page == index {
 		t.Errorf("page %s read as %q", routes[1][1], page)
 	}
+
+	// The same with the official TypeScript SDK client.
+	t.Run("typescript-sdk", func(t *testing.T) {
+		node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI runs every test, but %v", err)
+			}
+			t.Skip(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, append([]string{"recipe.mjs", tree[1]}, server...)...)
+		cmd.Dir = dir
+		var stdout, stderr testkit.SyncBuffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("node recipe.mjs: %v\nstderr:\n%s", err, stderr.String())
+		}
+		var got struct {
+			Refused               bool
+			Detail, Route         string
+			PageError             string
+			IndexChars, PageChars int
+		}
+		if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+			t.Fatalf("recipe.mjs printed no JSON: %v\n%s", err, stdout.String())
+		}
+		if got.Refused || got.Route != routes[1][1] || got.PageError != "" || got.IndexChars == 0 || got.PageChars == 0 {
+			t.Errorf("the TypeScript SDK client read the recipe's tree as %+v; the Go client read the index and %s", got, routes[1][1])
+		}
+	})
 }
 
 // docTableRows returns the rows of the Markdown tables under the heading
