@@ -38,7 +38,7 @@ var docExceptions = []struct{ prefix, why string }{
 	{"make test", "the whole suite: .ci/run runs it in CI"},
 	{"make fuzz", "every fuzz target: .ci/run runs it (make fuzz FUZZTIME=5s)"},
 	{"claude mcp add", "needs Claude Code itself: TestReadmeClaudeCodeRecipe starts the command it is given with an MCP client instead"},
-	{"bin/tzctx --data ./docs-data serve", "serves until stopped: TestReadmeClaudeCodeRecipe serves ./docs-data and reads it over /mcp"},
+	{"bin/tzctx --data ./docs-data serve", "serves until stopped: TestReadmeClaudeCodeRecipe starts it (on a free port) and reads the recipe's tree over /mcp"},
 	{"bin/tzctx --data ./tzctx-data mcp", "serves stdio until its client goes: TestMCPStdioProcesses and TestReadmeClaudeCodeRecipe run tzctx mcp with an MCP client"},
 	{"TZCTX_TOKEN=<bearer> bin/tzctx mcp", "needs a configured credential: TestMCPStdioProcesses runs tzctx mcp with TZCTX_TOKEN"},
 	{"bin/tzctx serve", "serves until stopped: the test starts it itself before the page's commands"},
@@ -326,15 +326,51 @@ func recipeRead(t *testing.T, c *client.Client, args map[string]any) (string, er
 	return text.String(), nil
 }
 
+// recipeInit initializes an MCP client as Claude Code would.
+func recipeInit(c *client.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "claude-code-stand-in", Version: "1"}
+	_, err := c.Initialize(ctx, req)
+	return err
+}
+
+// recipeIndexAndPage reads tree's index, then the second page it links,
+// and returns that page's route, or errUnconfigured where the tree is
+// refused.
+func recipeIndexAndPage(t *testing.T, c *client.Client, tree string) (string, error) {
+	t.Helper()
+	index, err := recipeRead(t, c, map[string]any{"tree": tree, "limit": 4000})
+	if err != nil {
+		return "", err
+	}
+	routes := routeRE.FindAllStringSubmatch(index, -1)
+	if len(routes) < 2 || !strings.HasPrefix(routes[1][1], "/"+tree+"/") {
+		t.Fatalf("the index of %s links no page of it:\n%s", tree, index)
+	}
+	page, err := recipeRead(t, c, map[string]any{"page": routes[1][1], "limit": 2000})
+	if err != nil {
+		t.Fatalf("page %s: %v", routes[1][1], err)
+	}
+	if strings.TrimSpace(page) == "" || page == index {
+		t.Errorf("page %s read as %q", routes[1][1], page)
+	}
+	return routes[1][1], nil
+}
+
 // TestReadmeClaudeCodeRecipe follows the README's "Your docs in Claude
 // Code" from a clone: its ingest of a documentation folder (the FastAPI
 // corpus, an MkDocs site) runs as written, then the command its `claude
 // mcp add` line hands Claude Code, `tzctx --data DIR mcp` with no
 // configuration, is started with an MCP client over stdio, which reads the
-// ingested tree's index and a page it links. Claude Code itself and the
-// HTTP lines (a server until stopped) are not run. Until `tzctx mcp` with
-// no configuration serves every ingested tree (issue 31), the tree is
-// refused as no tree of the contract's, and the test skips saying so.
+// ingested tree's index and a page it links, and so does the official
+// TypeScript SDK client where it is installed; then the recipe's serve
+// line (on a free port) is read the same over /mcp. Claude Code itself is
+// not run. Until `tzctx mcp` with no configuration serves every ingested
+// tree (issue 31), the tree is refused as no tree of the contract's, and
+// the test skips saying so.
 func TestReadmeClaudeCodeRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and follows the README's recipe")
@@ -383,30 +419,62 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 		}
 	}()
 	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	initReq := mcpgo.InitializeRequest{}
-	initReq.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	initReq.Params.ClientInfo = mcpgo.Implementation{Name: "claude-code-stand-in", Version: "1"}
-	if _, err := c.Initialize(ctx, initReq); err != nil {
+	if err := recipeInit(c); err != nil {
 		t.Fatalf("initialize %v: %v\nstderr:\n%s", server, err, stderr.String())
 	}
-
-	index, err := recipeRead(t, c, map[string]any{"tree": tree[1], "limit": 4000})
+	route, err := recipeIndexAndPage(t, c, tree[1])
 	if errors.Is(err, errUnconfigured) {
 		t.Skip("needs unconfigured serving (issue 31): tzctx mcp with no configuration refuses the ingested tree " + tree[1])
 	}
-	routes := routeRE.FindAllStringSubmatch(index, -1)
-	if len(routes) < 2 || !strings.HasPrefix(routes[1][1], "/"+tree[1]+"/") {
-		t.Fatalf("the index of %s links no page of it:\n%s", tree[1], index)
-	}
-	page, err := recipeRead(t, c, map[string]any{"page": routes[1][1], "limit": 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.TrimSpace(page) == "" || page == index {
-		t.Errorf("page %s read as %q", routes[1][1], page)
-	}
+
+	// The recipe's HTTP lines: its serve line, on a free port rather than
+	// 8080, and a client of the /mcp its claude mcp add --transport http
+	// line names.
+	t.Run("http", func(t *testing.T) {
+		var serve []string
+		for _, c := range cmds {
+			if cmd, _, _ := strings.Cut(c, "#"); strings.HasPrefix(cmd, "bin/tzctx ") && strings.HasSuffix(strings.TrimSpace(cmd), " serve") {
+				serve = strings.Fields(cmd)
+			}
+			if strings.HasPrefix(c, "claude mcp add --transport http ") && !strings.Contains(c, "http://127.0.0.1:8080/mcp") {
+				t.Errorf("the recipe's HTTP line names no http://127.0.0.1:8080/mcp: %s", c)
+			}
+		}
+		if serve == nil {
+			t.Fatalf("the recipe has no serve line:\n%s", strings.Join(cmds, "\n"))
+		}
+		args := []string{}
+		for _, a := range serve[1:] {
+			if strings.HasPrefix(a, "./") {
+				a = filepath.Join(repo, a)
+			}
+			args = append(args, a)
+		}
+		srv := startProc(t, filepath.Join(repo, serve[0]), env, append(args, "--addr", "127.0.0.1:0")...)
+		var addr string
+		if !waitFor(60*time.Second, func() bool {
+			if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
+				addr = m[1]
+			}
+			return addr != ""
+		}) {
+			t.Fatalf("the recipe's server did not start:\n%s", srv.stderr.String())
+		}
+		hc, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = hc.Close() })
+		if err := hc.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := recipeInit(hc); err != nil {
+			t.Fatalf("initialize /mcp: %v\nstderr:\n%s", err, srv.stderr.String())
+		}
+		if got, err := recipeIndexAndPage(t, hc, tree[1]); err != nil || got != route {
+			t.Errorf("over /mcp the index of %s links %q (%v); over stdio, %q", tree[1], got, err, route)
+		}
+	})
 
 	// The same with the official TypeScript SDK client.
 	t.Run("typescript-sdk", func(t *testing.T) {
@@ -435,8 +503,8 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
 			t.Fatalf("recipe.mjs printed no JSON: %v\n%s", err, stdout.String())
 		}
-		if got.Refused || got.Route != routes[1][1] || got.PageError != "" || got.IndexChars == 0 || got.PageChars == 0 {
-			t.Errorf("the TypeScript SDK client read the recipe's tree as %+v; the Go client read the index and %s", got, routes[1][1])
+		if got.Refused || got.Route != route || got.PageError != "" || got.IndexChars == 0 || got.PageChars == 0 {
+			t.Errorf("the TypeScript SDK client read the recipe's tree as %+v; the Go client read the index and %s", got, route)
 		}
 	})
 }
