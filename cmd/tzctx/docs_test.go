@@ -13,15 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	sampledata "github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/server"
 )
 
@@ -43,6 +42,22 @@ var docExceptions = []struct{ prefix, why string }{
 	{"TZCTX_TOKEN=<bearer> bin/tzctx mcp", "needs a configured credential: TestMCPStdioProcesses runs tzctx mcp with TZCTX_TOKEN"},
 	{"bin/tzctx serve", "serves until stopped: the test starts it itself before the page's commands"},
 	{"curl -s 127.0.0.1:8080/api/v1/actions/admin_", "needs an admin credential: TestReadmeWorkedExample makes one and calls admin_status with it"},
+}
+
+// awaitServing waits for a started tzctx serve to log the address it
+// serves, and returns it.
+func awaitServing(t *testing.T, srv *proc) string {
+	t.Helper()
+	var addr string
+	if !waitFor(60*time.Second, func() bool {
+		if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
+			addr = m[1]
+		}
+		return addr != ""
+	}) {
+		t.Fatalf("the server did not start:\n%s", srv.stderr.String())
+	}
+	return addr
 }
 
 // docCorpora are the documentation folders the pages name beside the
@@ -124,15 +139,7 @@ func docClone(t *testing.T, bin, corpora string) string {
 	if err := os.Symlink(corpora, filepath.Join(work, "shared", "corpora")); err != nil {
 		t.Fatal(err)
 	}
-	for p, text := range docFixtures {
-		f := filepath.Join(work, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, work, docFixtures)
 	return repo
 }
 
@@ -201,15 +208,7 @@ func TestDocsCommandsRun(t *testing.T) {
 			env := docEnv(repo)
 			data := filepath.Join(repo, "tzctx-data")
 			srv := startProc(t, bin, env, "--data", data, "serve", "--addr", "127.0.0.1:0")
-			var addr string
-			if !waitFor(60*time.Second, func() bool {
-				if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
-					addr = m[1]
-				}
-				return addr != ""
-			}) {
-				t.Fatalf("the server did not start:\n%s", srv.stderr.String())
-			}
+			addr := awaitServing(t, srv)
 			ran := 0
 			for i, block := range shellBlocks(md) {
 				var cmds []string
@@ -326,17 +325,6 @@ func recipeRead(t *testing.T, c *client.Client, args map[string]any) (string, er
 	return text.String(), nil
 }
 
-// recipeInit initializes an MCP client as Claude Code would.
-func recipeInit(c *client.Client) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "claude-code-stand-in", Version: "1"}
-	_, err := c.Initialize(ctx, req)
-	return err
-}
-
 // recipeIndexAndPage reads tree's index, then the second page it links,
 // and returns that page's route, or errUnconfigured where the tree is
 // refused.
@@ -402,24 +390,8 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 		t.Fatalf("the recipe's ingest did not store its tree:\n%s", out)
 	}
 
-	stderr := &testkit.SyncBuffer{}
-	tr := transport.NewStdio(server[0], env, server[1:]...)
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := tr.Stderr().Read(buf)
-			_, _ = stderr.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() { _ = c.Close() })
-	if err := recipeInit(c); err != nil {
+	c, stderr := stdioProcess(t, server[0], env, server[1:]...)
+	if err := initializeMCP(c, "claude-code-stand-in"); err != nil {
 		t.Fatalf("initialize %v: %v\nstderr:\n%s", server, err, stderr.String())
 	}
 	route, err := recipeIndexAndPage(t, c, tree[1])
@@ -451,15 +423,7 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 			args = append(args, a)
 		}
 		srv := startProc(t, filepath.Join(repo, serve[0]), env, append(args, "--addr", "127.0.0.1:0")...)
-		var addr string
-		if !waitFor(60*time.Second, func() bool {
-			if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
-				addr = m[1]
-			}
-			return addr != ""
-		}) {
-			t.Fatalf("the recipe's server did not start:\n%s", srv.stderr.String())
-		}
+		addr := awaitServing(t, srv)
 		hc, err := client.NewStreamableHttpClient("http://" + addr + "/mcp")
 		if err != nil {
 			t.Fatal(err)
@@ -468,7 +432,7 @@ func TestReadmeClaudeCodeRecipe(t *testing.T) {
 		if err := hc.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := recipeInit(hc); err != nil {
+		if err := initializeMCP(hc, "claude-code-stand-in"); err != nil {
 			t.Fatalf("initialize /mcp: %v\nstderr:\n%s", err, srv.stderr.String())
 		}
 		if got, err := recipeIndexAndPage(t, hc, tree[1]); err != nil || got != route {
@@ -629,22 +593,6 @@ func TestDocsBoundsTables(t *testing.T) {
 	}
 }
 
-// githubAnchor is the anchor GitHub gives a heading: lower case, white
-// space to hyphens, punctuation other than hyphens and underscores left
-// out.
-func githubAnchor(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // TestReadmeStartsWhereANewcomerStarts holds the README to issue 31's
 // shape: under 250 lines; what tzctx does, then "Your docs in Claude
 // Code" in at most ten lines, then the contents, linking every page of
@@ -697,7 +645,7 @@ func TestReadmeStartsWhereANewcomerStarts(t *testing.T) {
 		}
 		out := map[string]bool{}
 		for _, h := range headingRE.FindAllStringSubmatch(string(b), -1) {
-			out[githubAnchor(h[1])] = true
+			out[textmap.Anchor(h[1])] = true
 		}
 		return out
 	}

@@ -61,15 +61,7 @@ func TestReadmeWorkedExample(t *testing.T) {
 	runGuide(t, "worked example: configuration", []byte("```sh\n"+config+"```\n"), work, nil)
 
 	srv := startProc(t, bin, nil, "--data", filepath.Join(work, "data"), "serve", "--config", filepath.Join(work, "tzctx.json"), "--addr", "127.0.0.1:0")
-	var addr string
-	if !waitFor(60*time.Second, func() bool {
-		if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	}) {
-		t.Fatalf("the server did not start:\n%s", srv.stderr.String())
-	}
+	addr := awaitServing(t, srv)
 	if !waitFor(60*time.Second, func() bool { c, _, _ := health("http://" + addr); return c == 200 }) {
 		t.Fatalf("the server serves no version:\n%s", srv.stderr.String())
 	}
