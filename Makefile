@@ -83,7 +83,8 @@ bench:
 	$(GO) run ./internal/dev/benchreport/main -in bin/bench.out -out BENCHMARKS.md -command "$(BENCH_CMD)"
 	@exit $$(cat bin/bench.rc)
 
-# The README's screenshot, docs/console.png, written by the console's
+# The operating page's screenshot (docs/operating.md, Console),
+# docs/console.png, written by the console's
 # browser tests (TestConsoleE2E: Debian's chromium at /usr/bin/chromium,
 # and internal/console/e2e's npm packages, which .ci/tools installs) from
 # the search view.
@@ -135,7 +136,7 @@ image:
 
 # govulncheck needs its online database (vuln.go.dev), which the CI
 # machines cannot reach: run this in a networked job before a release
-# (README, "Release checklist"). It is not part of .ci/run.
+# (docs/development.md, "Release checklist"). It is not part of .ci/run.
 GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 vulncheck:
 	$(GO) run $(GOVULNCHECK) ./...

@@ -14,8 +14,8 @@ import (
 
 const module = "github.com/turnzerocloud/tzctx"
 
-// layerRules are the imports each layer may not make, as the README's
-// package map states them: imports run from the front ends down to the
+// layerRules are the imports each layer may not make, as the package map
+// of docs/development.md states them: imports run from the front ends down to the
 // store, ingest writes through the store, and the leaves import no other
 // package of the module. A package matches the longest rule prefix that
 // names it.
@@ -39,7 +39,7 @@ var layerRules = []struct {
 }
 
 // TestLayers holds every package's imports (test files aside) to the
-// direction of the README's package map, so a new arrow against it fails
+// direction of the package map of docs/development.md, so a new arrow against it fails
 // here, naming the file.
 func TestLayers(t *testing.T) {
 	checked := 0
@@ -89,7 +89,7 @@ func TestLayers(t *testing.T) {
 			if isolated || slices.ContainsFunc(layerRules[rule].forbid, func(f string) bool {
 				return rel == f || strings.HasPrefix(rel, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(rel, f))
 			}) && !strings.HasPrefix(rel+"/", layerRules[rule].pkg) {
-				t.Errorf("%s imports %s, against the layers of the README's package map (rule for %s)", path, rel, layerRules[rule].pkg)
+				t.Errorf("%s imports %s, against the layers of the package map in docs/development.md (rule for %s)", path, rel, layerRules[rule].pkg)
 			}
 		}
 		return nil

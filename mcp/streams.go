@@ -16,7 +16,7 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
-// The defaults of the bounds of HTTPOptions; docs/README state them.
+// The defaults of the bounds of HTTPOptions; docs/configuration.md states them.
 const (
 	// DefaultStreamsPerCaller bounds the long-lived streams one caller
 	// holds open: a client opens one or two.

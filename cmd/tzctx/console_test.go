@@ -128,7 +128,7 @@ func TestConsoleOff(t *testing.T) {
 // credential, and two versions whose HTTP reference page differs.
 // Screenshots and axe-core's findings go to TZCTX_CONSOLE_SHOTS, else to
 // the test's temporary folder; TZCTX_README_SHOT, where set, is where
-// the README's screenshot is written.
+// the screenshot of docs/operating.md is written.
 func TestConsoleE2E(t *testing.T) {
 	chromium := os.Getenv("TZCTX_CHROMIUM")
 	if chromium == "" {

@@ -30,9 +30,34 @@ const privateWords = "zanzibarquokka marmaladeheron"
 // initialize answer took.
 func stdioClient(t testing.TB, bin, dataDir string, env []string, args ...string) (*client.Client, *testkit.SyncBuffer, time.Duration) {
 	t.Helper()
-	stderr := &testkit.SyncBuffer{}
 	start := time.Now()
-	tr := transport.NewStdio(bin, append(os.Environ(), env...), append([]string{"--data", dataDir, "mcp"}, args...)...)
+	c, stderr := stdioProcess(t, bin, append(os.Environ(), env...), append([]string{"--data", dataDir, "mcp"}, args...)...)
+	if err := initializeMCP(c, "tzctx-test"); err != nil {
+		t.Fatalf("initialize tzctx mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return c, stderr, time.Since(start)
+}
+
+// initializeMCP initializes an MCP client, as the client named name, at
+// the latest protocol version, waiting at most 30 s for the answer.
+func initializeMCP(c *client.Client, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: "1"}
+	_, err := c.Initialize(ctx, req)
+	return err
+}
+
+// stdioProcess starts command ARGS with env (the whole environment) as
+// an MCP server over stdio and returns an mcp-go client of it, not yet
+// initialized, and the child's stderr so far. The client is closed at the
+// test's end.
+func stdioProcess(t testing.TB, command string, env []string, args ...string) (*client.Client, *testkit.SyncBuffer) {
+	t.Helper()
+	stderr := &testkit.SyncBuffer{}
+	tr := transport.NewStdio(command, env, args...)
 	c := client.NewClient(tr)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -48,15 +73,7 @@ func stdioClient(t testing.TB, bin, dataDir string, env []string, args ...string
 		}
 	}()
 	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize tzctx mcp: %v\nstderr:\n%s", err, stderr.String())
-	}
-	return c, stderr, time.Since(start)
+	return c, stderr
 }
 
 // TestMCPStdioProcesses: two `tzctx mcp` processes and a server share one

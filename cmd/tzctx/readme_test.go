@@ -9,8 +9,12 @@ import (
 	"time"
 )
 
-// readmeBlock returns the README's sh block whose first line is the
-// comment "# worked example: NAME".
+// workedExamplePage is the page holding the worked example of
+// credentials, the access map and the operator actions.
+const workedExamplePage = "docs/security.md"
+
+// readmeBlock returns the worked example page's sh block whose first
+// line is the comment "# worked example: NAME".
 func readmeBlock(t *testing.T, readme []byte, name string) string {
 	t.Helper()
 	for _, b := range shellBlocks(readme) {
@@ -18,7 +22,7 @@ func readmeBlock(t *testing.T, readme []byte, name string) string {
 			return b
 		}
 	}
-	t.Fatalf("README.md has no sh block starting # worked example: %s", name)
+	t.Fatalf("%s has no sh block starting # worked example: %s", workedExamplePage, name)
 	return ""
 }
 
@@ -30,17 +34,18 @@ var expectedRE = regexp.MustCompile(`# (\d{3})(?: ([a-z_]+):)?`)
 // status on the line's end.
 var answerRE = regexp.MustCompile(`(?s)(.*?) (\d{3})\n`)
 
-// TestReadmeWorkedExample runs the README's worked example of credentials,
-// the access map and the operator actions: its configuration block as
+// TestReadmeWorkedExample runs the worked example of credentials,
+// the access map and the operator actions (docs/security.md, which the
+// README links): its configuration block as
 // written, then a server started with that file, then its calls block,
 // holding each call's status and error code to the comment beside it, and
 // the refusal of blueprint to the detail that says why.
 func TestReadmeWorkedExample(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary and runs the README's example against a server")
+		t.Skip("builds the binary and runs the worked example against a server")
 	}
 	needTools(t, "bash", "curl", "jq")
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(workedExamplePage)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,18 +58,10 @@ func TestReadmeWorkedExample(t *testing.T) {
 	if err := os.Symlink(bin, filepath.Join(work, "bin", "tzctx")); err != nil {
 		t.Fatal(err)
 	}
-	runGuide(t, "README worked example: configuration", []byte("```sh\n"+config+"```\n"), work, nil)
+	runGuide(t, "worked example: configuration", []byte("```sh\n"+config+"```\n"), work, nil)
 
 	srv := startProc(t, bin, nil, "--data", filepath.Join(work, "data"), "serve", "--config", filepath.Join(work, "tzctx.json"), "--addr", "127.0.0.1:0")
-	var addr string
-	if !waitFor(60*time.Second, func() bool {
-		if m := servingRE.FindStringSubmatch(srv.stderr.String()); m != nil {
-			addr = m[1]
-		}
-		return addr != ""
-	}) {
-		t.Fatalf("the server did not start:\n%s", srv.stderr.String())
-	}
+	addr := awaitServing(t, srv)
 	if !waitFor(60*time.Second, func() bool { c, _, _ := health("http://" + addr); return c == 200 }) {
 		t.Fatalf("the server serves no version:\n%s", srv.stderr.String())
 	}
@@ -73,13 +70,13 @@ func TestReadmeWorkedExample(t *testing.T) {
 		if strings.HasPrefix(l, "curl ") {
 			m := expectedRE.FindStringSubmatch(l)
 			if m == nil {
-				t.Fatalf("README call %q has no comment saying its status", l)
+				t.Fatalf("%s call %q has no comment saying its status", workedExamplePage, l)
 			}
 			want = append(want, m[1:])
 		}
 	}
 	script := strings.ReplaceAll(calls, "127.0.0.1:8080", addr)
-	out := runGuide(t, "README worked example: calls", []byte("```sh\n"+script+"```\n"), work, nil)
+	out := runGuide(t, "worked example: calls", []byte("```sh\n"+script+"```\n"), work, nil)
 	got := answerRE.FindAllStringSubmatch(out, -1)
 	if len(got) != len(want) || len(want) < 6 {
 		t.Fatalf("%d answers for %d calls:\n%s", len(got), len(want), out)
@@ -87,7 +84,7 @@ func TestReadmeWorkedExample(t *testing.T) {
 	for i, w := range want {
 		body, status := got[i][1], got[i][2]
 		if status != w[0] || w[1] != "" && !strings.Contains(body, `"code":"`+w[1]+`"`) {
-			t.Errorf("call %d: %s %s, the README says %s %s", i+1, status, body, w[0], w[1])
+			t.Errorf("call %d: %s %s, %s says %s %s", i+1, status, body, workedExamplePage, w[0], w[1])
 		}
 		// The refusal of blueprint says why, and how to read it.
 		if strings.Contains(body, "tree blueprint is not readable") && !strings.Contains(body, "the access map (the trees member of the server configuration) grants it only to credentials holding the product profile blueprint") {

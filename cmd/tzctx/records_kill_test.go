@@ -118,12 +118,7 @@ func killableStdio(t *testing.T, bin, dataDir string, env []string) (*client.Cli
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcpgo.InitializeRequest{}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "tzctx-test", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
+	if err := initializeMCP(c, "tzctx-test"); err != nil {
 		t.Fatalf("initialize tzctx mcp: %v", err)
 	}
 	return c, func() *exec.Cmd { mu.Lock(); defer mu.Unlock(); return child }

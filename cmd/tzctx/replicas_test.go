@@ -60,7 +60,7 @@ http {
 			proxy_pass http://tzctx;
 			proxy_http_version 1.1;
 			proxy_set_header Connection "";
-			# the README's reverse-proxy advice: the replicas' Host guard
+			# the reverse-proxy advice of docs/security.md: the replicas' Host guard
 			# answers a loopback Host; nginx would otherwise forward
 			# "Host: tzctx", the upstream's name, and be refused 403.
 			proxy_set_header Host localhost;
