@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // SubjectCatalog is the record subject of every list_context call.
