@@ -58,7 +58,7 @@ type Config struct {
 
 // MaxTreeTitle bounds a tree's title, in characters: a configured one is
 // refused past it, a served version's is cut to it.
-const MaxTreeTitle = 120
+const MaxTreeTitle = tzctx.MaxTreeTitle
 
 // TreeConfig is one configured documentation tree.
 type TreeConfig struct {
