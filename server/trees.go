@@ -174,6 +174,9 @@ func (t *Trees) checkList(raw []byte) error {
 			return fmt.Errorf("%s.name: %q is given twice, also as trees[%d].name; give each tree once", m, *e.Name, j)
 		}
 		seen[*e.Name] = i
+		if e.Title != nil && strings.TrimSpace(*e.Title) == "" {
+			return fmt.Errorf("%s.title: is empty; give the tree's title as the catalog shows it, such as \"MCP documentation\", or leave title out for the title its documentation generator gives", m)
+		}
 		if err := oneLine(m+".title", e.Title, MaxTreeTitle); err != nil {
 			return err
 		}
