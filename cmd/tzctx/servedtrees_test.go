@@ -29,13 +29,7 @@ func TestOwnTreeServedWithoutConfiguration(t *testing.T) {
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skipf("corpus redux-docs is absent from the corpora folder: %v", err)
 	}
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
+	node, dir := tsSDK(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
 	ing := runProc(t, bin, nil, "--data", data, "ingest", "--tree", "redux="+corpus, "--activate")
