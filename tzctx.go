@@ -39,6 +39,11 @@ const MaxTreeName = 32
 // per tree and a bit per tree of a search's mask stay small.
 const MaxTrees = 256
 
+// MaxTreeTitle bounds a tree's title, in characters (code points): a
+// configured title is refused past it, and the title a documentation
+// folder's generator gives is cut to it at ingest and when served.
+const MaxTreeTitle = 120
+
 // reservedTreeNames are the names a tree may not take: the parts and
 // kinds of the contract's content IDs (docs:<tree>:full, :outline,
 // :page:, :search:, and read_documentation's part index), so no ID or

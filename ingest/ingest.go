@@ -119,6 +119,9 @@ type Summary struct {
 	// version Version; nothing new was written.
 	Existing bool
 	Trees    []store.TreeMeta
+	// Read says, for each of Trees in its order, what ingest read of
+	// it beside its counts.
+	Read     []TreeRead
 	Pages    int
 	Bytes    int64
 	Headings int
@@ -127,6 +130,16 @@ type Summary struct {
 	// Warnings are what the trees' readers could not follow and how they
 	// fell back, each prefixed with its tree's name.
 	Warnings []string
+}
+
+// TreeRead is what ingest read of one tree beside its counts: the
+// format detected (or given), the title it stored (its generator's name
+// for it, cleaned, else one derived from the tree's name), and its
+// skipped navigation entries by kind.
+type TreeRead struct {
+	Format string
+	Title  string
+	Skips  []source.SkipCount
 }
 
 // Error is a fault in a site folder: the file, where one applies the JSON
@@ -266,6 +279,8 @@ type loadedTree struct {
 	// text is composed of its pages.
 	composed bool
 	skipped  int
+	// skips counts skipped by kind (source.Tree.Skips).
+	skips    map[source.SkipKind]int
 	bytes    int64
 	headings int
 	// redirects are the site's redirects, as its Source read them.
@@ -477,6 +492,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		}
 		killpoint.Reach("ingest.tree")
 		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
+		sum.Read = append(sum.Read, TreeRead{Format: t.format, Title: t.title, Skips: source.SkipCounts(t.skips)})
 		sum.Pages += len(t.pages)
 		sum.Bytes += t.bytes
 		sum.Headings += t.headings

@@ -20,6 +20,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // loadTrees reads and checks every tree of opts, in tree order, holding
@@ -132,7 +133,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 	if err := checkRoutes(ctx, src, nav.Pages); err != nil {
 		return fail(err)
 	}
-	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
+	t := &loadedTree{name: src.Name, dir: src.Dir, title: schemas.CleanOneLine(nav.Name, tzctx.MaxTreeTitle), skipped: nav.Skipped, skips: nav.Skips, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
 		format: format.Format(), navigation: nav.Navigation}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")

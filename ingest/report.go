@@ -100,17 +100,30 @@ func LogProgress(w io.Writer) func(Progress) {
 	}
 }
 
-// Write writes the summary as tzctx ingest prints it: the version, a line
-// a tree and the totals.
+// Write writes the summary as tzctx ingest prints it: the version; a
+// line a tree with its counts, its format and its title, followed by a
+// line for each kind of navigation entry it skipped ("1 sidebar link
+// skipped (external URL)"); and the totals.
 func (s *Summary) Write(w io.Writer) {
 	if s.Existing {
 		fmt.Fprintf(w, "identical content is stored already as version %s; nothing new was written\n", s.Version)
 	} else {
 		fmt.Fprintf(w, "version %s\n", s.Version)
 	}
-	for _, t := range s.Trees {
-		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings %4d skipped entries\n", t.Name, t.Pages, t.Bytes, t.Headings, t.Skipped)
+	for i, t := range s.Trees {
+		var r TreeRead
+		if i < len(s.Read) {
+			r = s.Read[i]
+		}
+		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings  %s %q\n", t.Name, t.Pages, t.Bytes, t.Headings, r.Format, r.Title)
+		for _, c := range r.Skips {
+			fmt.Fprintf(w, "    %s\n", c)
+		}
 	}
-	fmt.Fprintf(w, "  total: %d trees, %d pages, %d bytes, %d headings, %d skipped entries, %.2f s\n",
-		len(s.Trees), s.Pages, s.Bytes, s.Headings, s.Skipped, s.Seconds)
+	entries := "navigation entries"
+	if s.Skipped == 1 {
+		entries = "navigation entry"
+	}
+	fmt.Fprintf(w, "  total: %d trees, %d pages, %d bytes, %d headings, %d %s skipped, %.2f s\n",
+		len(s.Trees), s.Pages, s.Bytes, s.Headings, s.Skipped, entries, s.Seconds)
 }

@@ -25,7 +25,7 @@ const noTreeNote = " No documentation tree can be read by this connection now: n
 // (contracts/choices.md, "Trees the served version lacks").
 type treeSchemas struct {
 	request map[string]any
-	// byTrees holds the encoded schema by the trees joined with ",";
+	// byTrees holds the encoded schema by the trees and their titles;
 	// there are at most 2^n of them for n configured trees, and in
 	// practice one per access setting a caller holds.
 	byTrees sync.Map
@@ -46,7 +46,14 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 // member's description listing them with what text says of each where
 // it says something of any (treeList).
 func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText) (json.RawMessage, error) {
-	key := strings.Join(trees, ",")
+	// The key holds each tree's title too: a tree the configuration
+	// leaves untitled takes the served version's, which an activation
+	// may change.
+	var kb strings.Builder
+	for _, t := range trees {
+		kb.WriteString(t + "\x00" + text(t).Title + "\x00")
+	}
+	key := kb.String()
 	if raw, ok := ts.byTrees.Load(key); ok {
 		return raw.(json.RawMessage), nil
 	}

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // SubjectCatalog is the record subject of every list_context call.
@@ -49,8 +51,9 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.Catalo
 		return nil, err
 	}
 	var titles map[string]string
+	access := r.base.access
 	if v, err := r.versions.Acquire(); err == nil {
-		readable, titles = heldOf(v, readable), r.treeTitles(v, readable)
+		readable, titles, access = heldOf(v, readable), r.treeTitles(v, readable), r.setOf(v).access
 		v.Release()
 	} else {
 		readable = nil
@@ -64,7 +67,7 @@ func (r *Reader) Catalog(ctx context.Context, listable Listable) ([]tzctx.Catalo
 		}
 	}
 	for _, tree := range readable {
-		auth := string(r.cfg.Access[tree])
+		auth := string(access[tree])
 		if auth == "" {
 			auth = "anonymous"
 		}
@@ -89,15 +92,24 @@ func visible(it tzctx.CatalogItem, listable Listable) bool {
 }
 
 // treeTitles returns the title of each of trees: its configured title,
-// else its own in v, else the tree's name and " documentation".
+// else its own in v (cleaned: one line of at most MaxTreeTitle
+// characters, since a documentation folder is untrusted), else, for the
+// contract's trees, the tree's name and " documentation", for any other
+// its name.
 func (r *Reader) treeTitles(v Version, trees []string) map[string]string {
 	titles := map[string]string{}
+	set := r.setOf(v)
 	for _, t := range trees {
-		titles[t] = t + " documentation"
-		if c := r.trees[t]; c.Title != "" {
+		titles[t] = t
+		if slices.Contains(tzctx.DefaultTrees, t) {
+			titles[t] = t + " documentation"
+		}
+		if c := set.trees[t]; c.Title != "" {
 			titles[t] = c.Title
-		} else if tr := v.Tree(t); tr != nil && tr.Title() != "" {
-			titles[t] = tr.Title()
+		} else if tr := v.Tree(t); tr != nil {
+			if title := schemas.CleanOneLine(tr.Title(), MaxTreeTitle); title != "" {
+				titles[t] = title
+			}
 		}
 	}
 	return titles

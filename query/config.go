@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -46,7 +47,18 @@ type Config struct {
 	// Search bounds search_documentation; zero members take their
 	// defaults.
 	Search SearchLimits
+	// ServeAll also serves, after Trees, every other tree the served
+	// version holds: to anyone, titled by the version's own title of it
+	// (its generator's name for it), cleaned to one line of at most
+	// MaxTreeTitle characters, else by its name. The set follows the
+	// served version. Where Holder is set it still decides, so leave it
+	// nil (the access map) with ServeAll.
+	ServeAll bool
 }
+
+// MaxTreeTitle bounds a tree's title, in characters: a configured one is
+// refused past it, a served version's is cut to it.
+const MaxTreeTitle = tzctx.MaxTreeTitle
 
 // TreeConfig is one configured documentation tree.
 type TreeConfig struct {
@@ -131,16 +143,17 @@ func DefaultAccess() map[string]Access {
 // and searching (ACB-L0-82's place); a failing holder check refuses the
 // call as unavailable rather than guessing.
 func (r *Reader) readable(ctx context.Context) ([]string, error) {
+	set := r.set()
 	h := r.cfg.Holder
 	if h == nil {
-		h = AccessHolder(r.cfg.Access)
+		h = AccessHolder(set.access)
 	}
 	g, err := h.Grant(ctx, tzctx.IdentityFrom(ctx))
 	if err != nil {
 		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the entitlement check failed; try again later")
 	}
 	var out []string
-	for _, t := range r.names {
+	for _, t := range set.names {
 		if contains(g.Trees, t) {
 			out = append(out, t)
 		}
@@ -148,13 +161,58 @@ func (r *Reader) readable(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// TreeNames returns the names of the configured trees, in their order:
-// every tree this reader may serve, whatever the caller or the version.
-func (r *Reader) TreeNames() []string { return append([]string(nil), r.names...) }
+// TreeNames returns the names of the trees served, in their order:
+// every tree this reader may serve, whatever the caller: the configured
+// trees, and with ServeAll the served version's others.
+func (r *Reader) TreeNames() []string { return append([]string(nil), r.set().names...) }
 
-// isTree reports whether name is a configured tree.
+// Served returns the served version's name and the trees r serves of
+// it, in order, each with its access and the title it is served under;
+// "" and none where no version is served.
+func (r *Reader) Served() (string, []TreeConfig) {
+	v, err := r.versions.Acquire()
+	if err != nil {
+		return "", nil
+	}
+	defer v.Release()
+	set := r.setOf(v)
+	held := heldOf(v, set.names)
+	titles := r.treeTitles(v, held)
+	out := make([]TreeConfig, 0, len(held))
+	for _, n := range held {
+		c := set.trees[n]
+		c.Title = titles[n]
+		out = append(out, c)
+	}
+	return v.Name(), out
+}
+
+// TreeTitle returns the title a tree other than the contract's is served
+// under where its configuration gives none: its served version's own
+// (cleaned), else its name; "" for the contract's trees, whose texts
+// stay the contract's, and for a tree not served.
+func (r *Reader) TreeTitle(tree string) string {
+	if slices.Contains(tzctx.DefaultTrees, tree) {
+		return ""
+	}
+	v, err := r.versions.Acquire()
+	if err != nil {
+		return ""
+	}
+	defer v.Release()
+	c, ok := r.setOf(v).trees[tree]
+	switch {
+	case !ok:
+		return ""
+	case c.Title != "":
+		return c.Title
+	}
+	return r.treeTitles(v, []string{tree})[tree]
+}
+
+// isTree reports whether name is a tree served.
 func (r *Reader) isTree(name string) bool {
-	_, ok := r.trees[name]
+	_, ok := r.set().trees[name]
 	return ok
 }
 
@@ -222,7 +280,7 @@ func (r *Reader) whyNot(tree string) string {
 	access := map[string]Access(nil)
 	switch h := r.cfg.Holder.(type) {
 	case nil:
-		access = r.cfg.Access
+		access = r.set().access
 	case AccessHolder:
 		access = h
 	default:

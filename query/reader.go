@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // Versions hands out the served version. FromStore adapts a *store.Store;
@@ -101,9 +102,9 @@ type Text interface {
 type Reader struct {
 	cfg      Config
 	versions Versions
-	// names are the configured trees in order, trees the same by name.
-	names []string
-	trees map[string]TreeConfig
+	// base holds the configured trees; with cfg.ServeAll, each served
+	// version adds its own (setOf).
+	base *treeSet
 	// scanned holds, per contract-set entry ID, its stamp and plain place
 	// table, computed on its first read: the texts are fixed for the
 	// process's life, and the keys are the catalog's own IDs.
@@ -127,19 +128,85 @@ func NewReader(cfg Config, versions Versions) *Reader {
 	}
 	// Access names every configured tree, one left unset anonymous, so
 	// the holder check over it (AccessHolder) grants each as configured.
-	cfg.Access = map[string]Access{}
 	for i, t := range cfg.Trees {
 		if t.Access == "" {
 			cfg.Trees[i].Access = "anonymous"
 		}
-		cfg.Access[t.Name] = cfg.Trees[i].Access
 	}
-	r := &Reader{cfg: cfg, versions: versions, trees: map[string]TreeConfig{}}
-	for _, t := range cfg.Trees {
-		r.names = append(r.names, t.Name)
-		r.trees[t.Name] = t
+	base := newTreeSet(cfg.Trees)
+	cfg.Access = base.access
+	return &Reader{cfg: cfg, versions: versions, base: base}
+}
+
+// treeSet is a set of served trees: their names in order, each tree's
+// configuration, and the access map over them.
+type treeSet struct {
+	list   []TreeConfig
+	names  []string
+	trees  map[string]TreeConfig
+	access map[string]Access
+}
+
+func newTreeSet(list []TreeConfig) *treeSet {
+	s := &treeSet{list: list, trees: make(map[string]TreeConfig, len(list)), access: make(map[string]Access, len(list))}
+	for _, t := range list {
+		s.names = append(s.names, t.Name)
+		s.trees[t.Name] = t
+		s.access[t.Name] = t.Access
 	}
-	return r
+	return s
+}
+
+// servedSetKey memoises, per version, the trees a ServeAll reader
+// serves of it.
+type servedSetKey struct{ r *Reader }
+
+// setOf returns the trees r serves while v is served: the configured
+// ones, then, with ServeAll, each other tree v holds, in v's order, read
+// by anyone and titled by v's title of it (cleaned: one line, at most
+// MaxTreeTitle characters), else by its name.
+func (r *Reader) setOf(v Version) *treeSet {
+	if !r.cfg.ServeAll || v == nil {
+		return r.base
+	}
+	s, err := v.Memo(servedSetKey{r}, func(v Version) (any, error) {
+		list := r.base.list
+		for _, n := range v.TreeNames() {
+			if _, ok := r.base.trees[n]; ok {
+				continue
+			}
+			title := ""
+			if t := v.Tree(n); t != nil {
+				title = schemas.CleanOneLine(t.Title(), MaxTreeTitle)
+			}
+			if title == "" {
+				title = n
+			}
+			list = append(list[:len(list):len(list)], TreeConfig{Name: n, Title: title, Access: "anonymous"})
+		}
+		if len(list) == len(r.base.list) {
+			return r.base, nil
+		}
+		return newTreeSet(list), nil
+	})
+	if err != nil {
+		return r.base
+	}
+	return s.(*treeSet)
+}
+
+// set returns the trees r serves now: setOf the served version, the
+// configured ones where none is served.
+func (r *Reader) set() *treeSet {
+	if !r.cfg.ServeAll {
+		return r.base
+	}
+	v, err := r.versions.Acquire()
+	if err != nil {
+		return r.base
+	}
+	defer v.Release()
+	return r.setOf(v)
 }
 
 // Config returns the reader's configuration.

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 )
 
@@ -43,20 +44,70 @@ func CheckOneLine(text string) error {
 	i := 0
 	for _, r := range text {
 		i++
-		e := &CharacterError{Rune: r, Index: i}
-		switch {
-		case r == '\n' || r == '\v' || r == '\f' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
-			e.Kind, e.Fix = "a line break", "give it on one line"
-		case unicode.IsControl(r):
-			e.Kind, e.Fix = "a control character", "remove it: a terminal or a log viewer acts on it"
-		case r == 0x061C || r == 0x200E || r == 0x200F || 0x202A <= r && r <= 0x202E || 0x2066 <= r && r <= 0x2069:
-			e.Kind, e.Fix = "a bidirectional control character", "remove it: it shows the text around it in another order than it is written"
-		case 0x200B <= r && r <= 0x200D || r == 0x2060 || r == 0xFEFF:
-			e.Kind, e.Fix = "a zero-width character", "remove it: no reader sees it, so the text would differ from one that looks the same"
-		default:
-			continue
+		if kind, fix := oneLineFault(r); kind != "" {
+			return &CharacterError{Rune: r, Index: i, Kind: kind, Fix: fix}
 		}
-		return e
 	}
 	return nil
+}
+
+// oneLineFault names the kind of r, and what to do, where CheckOneLine
+// refuses it; "" where it does not.
+func oneLineFault(r rune) (kind, fix string) {
+	switch {
+	case isLineBreak(r):
+		return "a line break", "give it on one line"
+	case unicode.IsControl(r):
+		return "a control character", "remove it: a terminal or a log viewer acts on it"
+	case r == 0x061C || r == 0x200E || r == 0x200F || 0x202A <= r && r <= 0x202E || 0x2066 <= r && r <= 0x2069:
+		return "a bidirectional control character", "remove it: it shows the text around it in another order than it is written"
+	case 0x200B <= r && r <= 0x200D || r == 0x2060 || r == 0xFEFF:
+		return "a zero-width character", "remove it: no reader sees it, so the text would differ from one that looks the same"
+	}
+	return "", ""
+}
+
+func isLineBreak(r rune) bool {
+	return r == '\n' || r == '\v' || r == '\f' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029
+}
+
+// CleanOneLine makes text, which an untrusted source gave (a title a
+// documentation folder's generator configuration names), one line that
+// CheckOneLine accepts, of at most max characters: each line break and
+// tab becomes a space, every other character CheckOneLine refuses is
+// removed, runs of white space become one space, and the ends are
+// trimmed. A text longer than max is cut at max characters and trimmed
+// again; max <= 0 cuts nothing.
+func CleanOneLine(text string, max int) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	space := false
+	n := 0
+	for _, r := range text {
+		if isLineBreak(r) || r == '\t' || unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if kind, _ := oneLineFault(r); kind != "" {
+			continue
+		}
+		if max > 0 && n+btoi(space)+1 > max {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

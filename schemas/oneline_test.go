@@ -39,3 +39,32 @@ func TestCheckOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanOneLine: an untrusted title is made one line CheckOneLine
+// accepts, of at most max code points: line breaks and tabs become
+// spaces, every other refused character goes, white space runs become one
+// space, the ends are trimmed, and a long text is cut.
+func TestCleanOneLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"The Rust Programming Language", 120, "The Rust Programming Language"},
+		{"  Acme\u202e Docs\u200b\nfor\x07 you\t ", 120, "Acme Docs for you"},
+		{"a\u2066b\u2069c\ufeffd\u2060e\u200ef\r\ng", 120, "abcdef g"},
+		{"\u200b\u202e\n", 120, ""},
+		{strings.Repeat("é", 500), 120, strings.Repeat("é", 120)},
+		{"abc def", 4, "abc"},
+		{"abc def", 5, "abc d"},
+		{"abc", 0, "abc"},
+	} {
+		got := schemas.CleanOneLine(c.in, c.max)
+		if got != c.want {
+			t.Errorf("CleanOneLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+		if err := schemas.CheckOneLine(got); err != nil {
+			t.Errorf("CleanOneLine(%q) = %q, which CheckOneLine refuses: %v", c.in, got, err)
+		}
+	}
+}

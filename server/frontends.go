@@ -35,8 +35,11 @@ type frontEnds struct {
 // over st, as cfg configures them, recording calls to the sinks
 // openRecords opens, to the meter and to log. With operator, the
 // dispatcher also has the operator actions, registered with every other
-// action before any front end is built from its list.
-func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger, operator bool) (fe *frontEnds, err error) {
+// action before any front end is built from its list. local says the
+// transport reaches only callers on this host, where a configuration
+// without a trees member serves every tree of the served version
+// (treeMode).
+func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger, operator, local bool) (fe *frontEnds, err error) {
 	meter := newMeter(cfg, st)
 	limits, err := plane.Limits()
 	if err != nil {
@@ -47,7 +50,14 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
-	reader := query.NewReader(query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}, query.FromStore(st))
+	mode := treeMode(cfg, local)
+	qc := query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}
+	if mode == serveAll {
+		// The access map over the trees served, the version's
+		// unlisted ones included, is the holder check.
+		qc.ServeAll, qc.Holder = true, nil
+	}
+	reader := query.NewReader(qc, query.FromStore(st))
 	creds, err := identity.New(context.Background(), cfg.Credentials, cfg.OIDC)
 	if err != nil {
 		return nil, err
@@ -84,9 +94,10 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	}
 	// Every version is warmed before it is served, the one served now
 	// included, so no request pays for loading it.
-	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, query.StoreWarm(reader.Warm))); err != nil {
+	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, mode, query.StoreWarm(reader.Warm))); err != nil {
 		log.Error("warming the served version", "error", err.Error())
 	}
+	logServedTrees(log, mode, reader)
 	return &frontEnds{dispatcher: d, resolver: creds, mcp: m, meter: meter, close: closeRecords}, nil
 }
 

@@ -87,7 +87,7 @@ func New(ctx context.Context, cfg Config, dataDir string, log *slog.Logger) (s *
 	if _, err := st.Refresh(ctx); err != nil && ctx.Err() == nil {
 		log.Error("activation", "error", err.Error())
 	}
-	if s.fe, err = newFrontEnds(cfg, st, dataDir, log, true); err != nil {
+	if s.fe, err = newFrontEnds(cfg, st, dataDir, log, true, localAddr(cfg)); err != nil {
 		return nil, err
 	}
 	if err := s.route(); err != nil {

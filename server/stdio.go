@@ -41,7 +41,7 @@ func ServeStdio(ctx context.Context, cfg Config, dataDir string, c Stdio) error 
 	// A stdio process serves no /metrics, so it counts nothing either.
 	off := false
 	cfg.Metrics = &off
-	fe, err := newFrontEnds(cfg, st, dataDir, log, false)
+	fe, err := newFrontEnds(cfg, st, dataDir, log, false, true)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func TestIngestFormatFaults(t *testing.T) {
 	if !strings.Contains(r.stderr, "warning: tree tzdocs: SUMMARY.md:4: the page a is listed again (first at SUMMARY.md:3)") {
 		t.Errorf("stderr lacks the warning:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stdout, "1 pages") || !strings.Contains(r.stdout, "1 skipped entries") {
+	if !strings.Contains(r.stdout, "1 pages") || !strings.Contains(r.stdout, "\n    1 SUMMARY.md chapter skipped (a draft, with no file)\n") || !strings.Contains(r.stdout, "1 navigation entry skipped") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 

@@ -15,8 +15,8 @@ import (
 )
 
 var (
-	treeLineRE  = regexp.MustCompile(`(?m)^  tree (\S+)\s+(\d+) pages\s+(\d+) bytes\s+(\d+) headings\s+(\d+) skipped entries$`)
-	totalLineRE = regexp.MustCompile(`(?m)^  total: (\d+) trees, (\d+) pages, (\d+) bytes, (\d+) headings, (\d+) skipped entries, [0-9.]+ s$`)
+	treeLineRE  = regexp.MustCompile(`(?m)^  tree (\S+)\s+(\d+) pages\s+(\d+) bytes\s+(\d+) headings  ([a-z]+) "(.*)"$`)
+	totalLineRE = regexp.MustCompile(`(?m)^  total: (\d+) trees, (\d+) pages, (\d+) bytes, (\d+) headings, (\d+) navigation entr(?:y|ies) skipped, [0-9.]+ s$`)
 )
 
 // manifestPages counts the pages a tree folder's docs.json lists: the

@@ -150,8 +150,10 @@ func (o Options) withDefaults() Options {
 
 // Result is what Walk found in a site's manifest.
 type Result struct {
-	Pages      []Page   // in manifest order, deduplicated
-	Skipped    int      // entries that are not page files (href, openapi ops, openapi groups)
+	Pages   []Page // in manifest order, deduplicated
+	Skipped int    // entries that are not page files (href, openapi ops, openapi groups)
+	// SkippedBy counts Skipped by kind, CountOnly or not.
+	SkippedBy  map[SkipKind]int
 	Duplicates int      // page paths listed again after their first position
 	Files      []string // manifest files read (root docs.json and every $ref file), relative to the site folder
 
@@ -721,6 +723,10 @@ func (w *walker) walkMembers(members []member) error {
 // skip records the entry v at at as skipped for kind k.
 func (w *walker) skip(k SkipKind, v *node, at *loc) {
 	w.res.Skipped++
+	if w.res.SkippedBy == nil {
+		w.res.SkippedBy = map[SkipKind]int{}
+	}
+	w.res.SkippedBy[k]++
 	if w.opts.CountOnly {
 		return
 	}

@@ -95,6 +95,9 @@ nav:
 		"docs/api/index.md":    "---\ntitle: API reference\n---\n# API\n",
 		"docs/api/x.md":        "# X\n",
 	})
+	if got := skipsText(tree); got != "1 nav link skipped (external URL)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 nav link skipped (external URL)")
+	}
 	if tree.Name != "Acme" || tree.Navigation != "mkdocs.yml" || !tree.HeadingTitles || tree.Skipped != 1 {
 		t.Errorf("tree %+v", tree)
 	}
@@ -185,6 +188,9 @@ func TestSummary(t *testing.T) {
 		"README.md":            "# Repository readme\n",
 		"src/img/diagram.md.x": "",
 	})
+	if got := skipsText(tree); got != "1 SUMMARY.md chapter skipped (a draft, with no file)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 SUMMARY.md chapter skipped (a draft, with no file)")
+	}
 	if tree.Name != "The Book" || tree.Skipped != 1 || tree.Navigation != "src/SUMMARY.md" {
 		t.Errorf("tree name %q, skipped %d, navigation %q", tree.Name, tree.Skipped, tree.Navigation)
 	}
@@ -290,6 +296,9 @@ func TestLLMSTxt(t *testing.T) {
 		"guide/index.md": "# Guide\n",
 		"llms-full.txt":  "all\n",
 	})
+	if got := skipsText(tree); got != "1 llms.txt link skipped (names no file of the folder)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 llms.txt link skipped (names no file of the folder)")
+	}
 	if tree.Name != "Acme" || tree.Skipped != 1 || len(tree.Warnings) != 2 {
 		t.Errorf("tree %q skipped %d warnings %q", tree.Name, tree.Skipped, tree.Warnings)
 	}
@@ -378,4 +387,14 @@ func TestFolderWalkLinks(t *testing.T) {
 	if _, err := dir.ListDir(context.Background(), "out", 100); !errors.Is(err, sitefs.ErrOutside) {
 		t.Errorf("ListDir through a link out of the folder: %v, want sitefs.ErrOutside", err)
 	}
+}
+
+// skipsText names a tree's skipped entries by kind, as ingest prints
+// them, joined with "; ".
+func skipsText(tree *Tree) string {
+	var out []string
+	for _, c := range SkipCounts(tree.Skips) {
+		out = append(out, c.String())
+	}
+	return strings.Join(out, "; ")
 }

@@ -58,6 +58,9 @@ unlisted/index|docs/unlisted/README.md||unlisted
 	if got := pagesOf(tree.Pages); got != want {
 		t.Fatalf("pages\n%s\nwant\n%s", got, want)
 	}
+	if got := skipsText(tree); got != "1 sidebar link skipped (external URL)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 sidebar link skipped (external URL)")
+	}
 	if tree.Name != "Acme" || tree.Skipped != 1 || len(tree.Warnings) != 0 {
 		t.Fatalf("name %q skipped %d warnings %v", tree.Name, tree.Skipped, tree.Warnings)
 	}
@@ -130,6 +133,9 @@ export default defineConfig({ title: 'Site', locales: { root: { label: 'English'
 		t.Fatal(err)
 	}
 	want := "guide/index|docs/guide/index.md|Start|Intro\nguide/cli|docs/guide/cli.md|CLI|Intro\napi/ref|docs/api/ref.md|Ref|\nindex|docs/index.md||\n"
+	if got := skipsText(tree); got != "1 sidebar link skipped (external URL)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 sidebar link skipped (external URL)")
+	}
 	if got := pagesOf(tree.Pages); got != want || tree.Name != "Site" || tree.Skipped != 1 {
 		t.Fatalf("pages\n%s\nwant\n%s(name %q skipped %d)", got, want, tree.Name, tree.Skipped)
 	}
@@ -165,6 +171,9 @@ guides/deep/c|src/content/docs/guides/deep/c.md||Guides>deep
 guides/hidden|src/content/docs/guides/hidden.md||
 index|src/content/docs/index.mdx||
 `
+	if got := skipsText(tree); got != "1 sidebar link skipped (external URL)" {
+		t.Errorf("skipped entries: %q, want %q", got, "1 sidebar link skipped (external URL)")
+	}
 	if got := pagesOf(tree.Pages); got != want || tree.Name != "Docs" || tree.Skipped != 1 {
 		t.Fatalf("pages\n%s\nwant\n%s(name %q skipped %d)", got, want, tree.Name, tree.Skipped)
 	}

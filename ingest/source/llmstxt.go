@@ -76,7 +76,7 @@ func (LLMSTxt) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tre
 			}
 			file := llmsFile(folders, p, home, opts.MaxDepth)
 			if file == "" {
-				t.Skipped++
+				t.skip(skipLLMSNoFile)
 				if missing++; firstMissing == 0 {
 					firstMissing = i + 1
 				}

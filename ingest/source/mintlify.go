@@ -31,7 +31,10 @@ func (Mintlify) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tr
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{Name: res.Name, Skipped: res.Skipped, Navigation: manifest.ManifestName, Pages: make([]Page, len(res.Pages))}
+	t := &Tree{Name: res.Name, Navigation: manifest.ManifestName, Pages: make([]Page, len(res.Pages))}
+	for k, n := range res.SkippedBy {
+		t.skipN(mintlifySkips[k], n)
+	}
 	for i, mp := range res.Pages {
 		p := Page{Path: mp.Path, ListedIn: mp.File, Pointer: mp.Pointer}
 		if f, ok := pageFile(dir, mp.Path); ok {
@@ -47,6 +50,14 @@ func (Mintlify) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tr
 	}
 	t.Redirects = readRedirects(ctx, dir, maxBytes)
 	return t, nil
+}
+
+// mintlifySkips names the kinds of entries manifest.Walk skips.
+var mintlifySkips = map[manifest.SkipKind]SkipKind{
+	manifest.SkipHref:      {"navigation entry", "navigation entries", "a link (href)"},
+	manifest.SkipOperation: {"navigation entry", "navigation entries", "an OpenAPI operation"},
+	manifest.SkipOpenAPI:   {"navigation entry", "navigation entries", "an OpenAPI specification"},
+	manifest.SkipAsyncAPI:  {"navigation entry", "navigation entries", "an AsyncAPI specification"},
 }
 
 // pageFile finds the file of page path p: PATH.mdx where that name is

@@ -191,12 +191,19 @@ func (r *mkdocsReader) items(n *yaml.Node, group []string, depth int) error {
 // page reads one nav entry naming a page (or a link, which is skipped).
 func (r *mkdocsReader) page(label string, n *yaml.Node, group []string) error {
 	target := strings.TrimSpace(n.Value)
-	if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "/") && !isPageFile(target) {
-		r.tree.Skipped++
+	switch {
+	case target == "":
+		r.tree.skip(skipNavEmpty)
+		return nil
+	case strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:"):
+		r.tree.skip(skipNavURL)
+		return nil
+	case strings.HasPrefix(target, "/") && !isPageFile(target):
+		r.tree.skip(skipNavAbsolute)
 		return nil
 	}
 	if !isPageFile(target) {
-		r.tree.Skipped++
+		r.tree.skip(skipNavNotPage)
 		r.tree.Warnings = append(r.tree.Warnings, fmt.Sprintf("%s:%d: the nav entry %q names no Markdown page and is left out; name a .md file relative to %s", r.file, n.Line, target, r.docsDir))
 		return nil
 	}

@@ -51,7 +51,7 @@ func nextraRoot(dir *sitefs.Folder) string {
 // metaEntry is one key of a _meta file.
 type metaEntry struct {
 	key, title string
-	skip       bool // a separator, a link or hidden
+	skip       *SkipKind // a separator, a link or hidden; nil for a page
 	line       int
 }
 
@@ -135,15 +135,15 @@ func (Nextra) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 			}
 			// A page and a folder of one name: the page first.
 			sort.SliceStable(cs, func(i, j int) bool { return !cs[i].dir && cs[j].dir })
-			if m.skip {
+			if m.skip != nil {
 				for _, c := range cs {
 					done[c] = true
 				}
-				t.Skipped++
+				t.skip(*m.skip)
 				continue
 			}
 			if len(cs) == 0 {
-				t.Skipped++
+				t.skip(skipMetaMissing)
 				t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: the key %q names no page or folder in %s and is left out; remove it, or add the page", metaFile, m.line, m.key, e.rel))
 				continue
 			}
@@ -221,11 +221,15 @@ func readMeta(ctx context.Context, dir *sitefs.Folder, rel string, opts Options,
 					case "title":
 						e.title = s
 					case "type":
-						e.skip = e.skip || s == "separator"
+						if s == "separator" && e.skip == nil {
+							e.skip = &skipMetaSep
+						}
 					case "href":
-						e.skip = true
+						e.skip = &skipMetaLink
 					case "display":
-						e.skip = e.skip || s == "hidden"
+						if s == "hidden" && e.skip == nil {
+							e.skip = &skipMetaHidden
+						}
 					}
 				}
 			}

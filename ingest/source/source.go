@@ -9,8 +9,10 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
@@ -103,8 +105,10 @@ type Tree struct {
 	// Pages are the pages in navigation order, each once.
 	Pages []Page
 	// Skipped counts the navigation entries that name no page file
-	// (links, API operations and specifications).
+	// (links, API operations and specifications), and Skips counts them
+	// by kind; a reader counts each through skip.
 	Skipped int
+	Skips   map[SkipKind]int
 	// Redirects are the site's redirects, in the order given.
 	Redirects []Redirect
 	// Navigation names the navigation file at the folder's root, relative
@@ -120,6 +124,76 @@ type Tree struct {
 	// naming the file and line; ingest prints them and tzctx check
 	// reports them.
 	Warnings []string
+}
+
+// SkipKind is a kind of navigation entry a reader skips, as ingest names
+// it: "<n> <Entry or Entries> skipped (<Why>)", such as "1 sidebar link
+// skipped (external URL)".
+type SkipKind struct {
+	// Entry and Entries name the entry in the navigation's own words,
+	// one and several.
+	Entry, Entries string
+	// Why says why it names no page.
+	Why string
+}
+
+// The kinds of skipped entries the readers count.
+var (
+	skipNavURL       = SkipKind{"nav link", "nav links", "external URL"}
+	skipNavAbsolute  = SkipKind{"nav link", "nav links", "a site path, not a page file"}
+	skipNavEmpty     = SkipKind{"nav entry", "nav entries", "no target"}
+	skipNavNotPage   = SkipKind{"nav entry", "nav entries", "not a Markdown page"}
+	skipSidebarURL   = SkipKind{"sidebar link", "sidebar links", "external URL"}
+	skipSidebarLink  = SkipKind{"sidebar link", "sidebar links", "a link item, not a page"}
+	skipSummaryDraft = SkipKind{"SUMMARY.md chapter", "SUMMARY.md chapters", "a draft, with no file"}
+	skipSummaryURL   = SkipKind{"SUMMARY.md link", "SUMMARY.md links", "external URL"}
+	skipSummaryOther = SkipKind{"SUMMARY.md link", "SUMMARY.md links", "not a Markdown page"}
+	skipMetaSep      = SkipKind{"_meta entry", "_meta entries", "a separator"}
+	skipMetaLink     = SkipKind{"_meta entry", "_meta entries", "a link"}
+	skipMetaHidden   = SkipKind{"_meta entry", "_meta entries", "hidden"}
+	skipMetaMissing  = SkipKind{"_meta entry", "_meta entries", "names no page or folder"}
+	skipLLMSNoFile   = SkipKind{"llms.txt link", "llms.txt links", "names no file of the folder"}
+)
+
+// skip counts one skipped navigation entry of kind k.
+func (t *Tree) skip(k SkipKind) { t.skipN(k, 1) }
+
+// skipN counts n skipped navigation entries of kind k.
+func (t *Tree) skipN(k SkipKind, n int) {
+	t.Skipped += n
+	if t.Skips == nil {
+		t.Skips = map[SkipKind]int{}
+	}
+	t.Skips[k] += n
+}
+
+// SkipCount is a number of skipped entries of one kind.
+type SkipCount struct {
+	SkipKind
+	N int
+}
+
+// String names the count as ingest prints it: "2 sidebar links skipped
+// (external URL)".
+func (c SkipCount) String() string {
+	e := c.Entries
+	if c.N == 1 {
+		e = c.Entry
+	}
+	return fmt.Sprintf("%d %s skipped (%s)", c.N, e, c.Why)
+}
+
+// SkipCounts returns skips as counts, the most first, then by entry and
+// reason, so a report reads the same each time.
+func SkipCounts(skips map[SkipKind]int) []SkipCount {
+	out := make([]SkipCount, 0, len(skips))
+	for k, n := range skips {
+		out = append(out, SkipCount{k, n})
+	}
+	slices.SortFunc(out, func(a, b SkipCount) int {
+		return cmp.Or(b.N-a.N, strings.Compare(a.Entry, b.Entry), strings.Compare(a.Why, b.Why))
+	})
+	return out
 }
 
 // Page is one page of a tree's navigation.

@@ -50,6 +50,7 @@ func TestMintlifyRead(t *testing.T) {
 		Name:       "Acme",
 		Navigation: "docs.json",
 		Skipped:    1,
+		Skips:      map[SkipKind]int{{"navigation entry", "navigation entries", "a link (href)"}: 1},
 		Pages: []Page{
 			{Path: "index", File: "index.mdx", ListedIn: "docs.json", Pointer: "/navigation/groups/0/pages/0"},
 			{Path: "guides/setup", File: "guides/setup.md", ListedIn: "docs.json", Pointer: "/navigation/groups/0/pages/1"},

@@ -285,7 +285,7 @@ func (r *slReader) items(list []any, group []string, line, depth int) error {
 				if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
 					r.slug(s, label, group, l)
 				} else {
-					r.tree.Skipped++
+					r.tree.skip(skipSidebarURL)
 				}
 				continue
 			}

@@ -241,12 +241,16 @@ func summaryPages(ctx context.Context, dir *sitefs.Folder, root, name string, op
 			target = u
 		}
 		target, _, _ = strings.Cut(target, "#")
-		if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
-			t.Skipped++ // a draft chapter, or a link out of the book
+		if target == "" {
+			t.skip(skipSummaryDraft)
+			continue
+		}
+		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			t.skip(skipSummaryURL)
 			continue
 		}
 		if !isPageFile(target) {
-			t.Skipped++
+			t.skip(skipSummaryOther)
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %q names no Markdown page and is left out; link a .md file", name, ln, target))
 			continue
 		}

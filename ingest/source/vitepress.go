@@ -197,7 +197,7 @@ func (r *vpReader) items(list []any, base string, group []string, line, depth in
 // link lists the page a sidebar link names.
 func (r *vpReader) link(link, text string, group []string, line int) {
 	if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") || strings.HasPrefix(link, "//") {
-		r.tree.Skipped++
+		r.tree.skip(skipSidebarURL)
 		return
 	}
 	if i := strings.IndexAny(link, "#?"); i >= 0 {

@@ -20,9 +20,11 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -49,12 +51,51 @@ type Action struct {
 	// the handler ran, from its raw arguments; nil records none.
 	RefusedSubject func(args map[string]any) string
 
-	schema *jsonschema.Schema
-	quick  *quickCheck // nil where the request schema is beyond its subset
+	// checks are the compiled checks of the request schema, its tree
+	// member enumerating the trees served when they were compiled
+	// (withTreeEnum); validate compiles them again where the trees
+	// served have changed since (a ServeAll reader's follow the served
+	// version).
+	checks atomic.Pointer[requestChecks]
+	// contractRequest is the request schema as the contract defines it,
+	// which each compilation narrows to the trees served.
+	contractRequest map[string]any
 	// trees says the request's tree member enumerates the configured
 	// trees (withTreeEnum), which a refusal of it does not list
 	// (treeChoices).
 	trees bool
+}
+
+// requestChecks are an action's compiled request checks for one set of
+// trees served.
+type requestChecks struct {
+	names  []string
+	schema *jsonschema.Schema
+	quick  *quickCheck // nil where the request schema is beyond its subset
+}
+
+// compileChecks compiles the checks of a's request schema with its tree
+// member enumerating names.
+func (a *Action) compileChecks(names []string) (*requestChecks, error) {
+	request := withTreeEnum(a.contractRequest, names)
+	raw, err := json.Marshal(request)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	url := "urn:tzctx:action:" + a.Name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	schema, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("action %s: request schema: %w", a.Name, err)
+	}
+	return &requestChecks{names: names, schema: schema, quick: compileQuick(request)}, nil
 }
 
 // Admin reports whether the action answers admin callers alone (its
@@ -217,26 +258,16 @@ func (d *Dispatcher) Register(a *Action) error {
 	case d.actions[a.Name] != nil:
 		return fmt.Errorf("register action %s: %w", a.Name, ErrDuplicateAction)
 	}
-	// The tree member names the configured trees (withTreeEnum).
-	a.Request = withTreeEnum(a.Request, d.TreeNames())
+	// The tree member names the trees served (withTreeEnum).
+	names := d.TreeNames()
+	a.contractRequest = a.Request
+	a.Request = withTreeEnum(a.Request, names)
 	a.trees = hasTreeEnum(a.Request)
-	raw, err := json.Marshal(a.Request)
+	c, err := a.compileChecks(names)
 	if err != nil {
 		return err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	url := "urn:tzctx:action:" + a.Name
-	if err := c.AddResource(url, doc); err != nil {
-		return err
-	}
-	if a.schema, err = c.Compile(url); err != nil {
-		return fmt.Errorf("action %s: request schema: %w", a.Name, err)
-	}
-	a.quick = compileQuick(a.Request)
+	a.checks.Store(c)
 	d.actions[a.Name] = a
 	return nil
 }
@@ -375,7 +406,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 			return nil, err
 		}
 	}
-	if err := a.validate(args, func() ([]string, error) { return d.Trees(ctx) }); err != nil {
+	if err := a.validate(d, args, func() ([]string, error) { return d.Trees(ctx) }); err != nil {
 		rec.Subject = refusedSubject()
 		return nil, err
 	}
@@ -457,17 +488,29 @@ func CredentialPrefix(bearer string) string {
 }
 
 // validate runs the checks of args against the action's request schema,
-// integer literals first; its error wraps ErrSchema. A refusal of
-// the tree member names the trees trees gives, where the member
-// enumerates the configured trees.
-func (a *Action) validate(args map[string]any, trees treeChoices) error {
+// integer literals first, its tree member enumerating the trees d
+// serves now; its error wraps ErrSchema. A refusal of the tree member
+// names the trees trees gives, where the member enumerates the
+// configured trees.
+func (a *Action) validate(d *Dispatcher, args map[string]any, trees treeChoices) error {
 	if err := checkIntegers(args); err != nil {
 		return err
 	}
-	if a.quick != nil && a.quick.valid(args) {
+	c := a.checks.Load()
+	if a.trees {
+		if names := d.TreeNames(); !slices.Equal(names, c.names) {
+			nc, err := a.compileChecks(names)
+			if err != nil {
+				return err
+			}
+			a.checks.Store(nc)
+			c = nc
+		}
+	}
+	if c.quick != nil && c.quick.valid(args) {
 		return nil // proven valid; the validator would say so too
 	}
-	if err := a.schema.Validate(any(args)); err != nil {
+	if err := c.schema.Validate(any(args)); err != nil {
 		if !a.trees {
 			trees = nil
 		}
@@ -505,7 +548,7 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 		}
 		return d.resolve(ctx)
 	})
-	err := a.validate(args, func() ([]string, error) {
+	err := a.validate(d, args, func() ([]string, error) {
 		// A credential refused reads as none: an anonymous caller's
 		// trees.
 		id, err := caller()

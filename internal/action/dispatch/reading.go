@@ -134,9 +134,24 @@ type TreeText struct {
 // member); a tree left out has neither.
 func (d *Dispatcher) SetTreeTexts(texts map[string]TreeText) { d.treeTexts = maps.Clone(texts) }
 
+// TreeTitles gives the title a tree is served under where the
+// configuration gives none (a tree of the served version a reader serves
+// unlisted, or a listed one without a title): "" where it has none to
+// add. The reader is one.
+type TreeTitles interface {
+	TreeTitle(tree string) string
+}
+
 // TreeText returns what the configuration says of tree beside its name,
-// the zero TreeText where it says nothing.
-func (d *Dispatcher) TreeText(tree string) TreeText { return d.treeTexts[tree] }
+// its title where it gives none that the Trees' TreeTitle gives; the
+// zero TreeText where neither says anything.
+func (d *Dispatcher) TreeText(tree string) TreeText {
+	t := d.treeTexts[tree]
+	if tt, ok := d.trees.(TreeTitles); ok && t.Title == "" {
+		t.Title = tt.TreeTitle(tree)
+	}
+	return t
+}
 
 // withTreeEnum returns request with the enumeration of its tree member,
 // where it has one, listing names, the configured trees: the contract's
