@@ -102,7 +102,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			return fail(&Error{File: src.Dir, Problem: err.Error()})
 		}
 	}
-	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes})
+	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes, DocsVersion: src.DocsVersion})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
@@ -133,7 +133,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation}
+		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
