@@ -83,6 +83,13 @@ func TestJSFunctionsHostile(t *testing.T) {
 	// Each call lists its argument twice: a sidebar of 2^20 items from a
 	// short module, which the reader's walk refuses at the node bound.
 	wide := "const d = (x) => ({text: 'G', items: [x, x]})\nexport default { themeConfig: { sidebar: [" + strings.Repeat("d(", 20) + "{text: 'A', link: '/a'}" + strings.Repeat(")", 20) + "] } }\n"
+	// Each function calls the next twice: 2^30 calls from 31 lines, which
+	// the evaluator's count of values refuses.
+	var calls strings.Builder
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&calls, "function f%d() { return [f%d(), f%d()] }\n", i, i+1, i+1)
+	}
+	calls.WriteString("function f30() { return {text: 'A', link: '/a'} }\nexport default { themeConfig: { sidebar: f0() } }\n")
 	for _, c := range []struct {
 		name, config string
 		warn         string // the warning's words, "" for an error
@@ -95,6 +102,7 @@ func TestJSFunctionsHostile(t *testing.T) {
 		{"statements", "function f() { const x = 1; return [{ text: 'A', link: '/a' }] }\nexport default { themeConfig: { sidebar: f() } }\n", "a call of f()", "", 0},
 		{"deep", deep, "", "nest deeper than 16", 16},
 		{"wide", wide, "", "more than 5000 items", 200},
+		{"calls", calls.String(), "", "more than 5000 values", 200},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := folder(t, map[string]string{"docs/.vitepress/config.mts": c.config, "docs/a.md": "# A\n", "docs/b.md": "# B\n"})
