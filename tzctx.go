@@ -253,6 +253,9 @@ type Heading struct {
 	Depth  int    `json:"depth"`
 	Text   string `json:"text"`
 	Offset int    `json:"offset"`
+	// Anchor is the anchor the page sets for the heading (an attribute
+	// list's id); "" where the outline derives it from Text.
+	Anchor string `json:"anchor,omitempty"`
 }
 
 // RouteOf returns the route of page path p in tree: "index" is the home

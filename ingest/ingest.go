@@ -50,6 +50,9 @@ type TreeSource struct {
 	// Format names the folder's format (source.ByName); "" detects it
 	// (source.Detect).
 	Format string
+	// DocsVersion names the version of a versioned site to read
+	// (source.Options.DocsVersion); "" reads the site's default.
+	DocsVersion string
 }
 
 // Options configure one ingest.
@@ -130,6 +133,9 @@ type Summary struct {
 	// Warnings are what the trees' readers could not follow and how they
 	// fell back, each prefixed with its tree's name.
 	Warnings []string
+	// DocsVersions says, for each tree read from a versioned site, which
+	// version was read and why (source.Tree.DocsVersion).
+	DocsVersions map[string]string
 }
 
 // TreeRead is what ingest read of one tree beside its counts: the
@@ -291,6 +297,8 @@ type loadedTree struct {
 	// format and navigation are the Source's name and the navigation
 	// file it read ("" for a folder without one).
 	format, navigation string
+	// docsVersion is the Source's DocsVersion.
+	docsVersion string
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -497,6 +505,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		sum.Bytes += t.bytes
 		sum.Headings += t.headings
 		sum.Skipped += t.skipped
+		if t.docsVersion != "" {
+			if sum.DocsVersions == nil {
+				sum.DocsVersions = map[string]string{}
+			}
+			sum.DocsVersions[t.name] = t.docsVersion
+		}
 		for _, w := range t.warnings {
 			sum.Warnings = append(sum.Warnings, "tree "+t.name+": "+w)
 		}

@@ -103,7 +103,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			return fail(&Error{File: src.Dir, Problem: err.Error()})
 		}
 	}
-	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes})
+	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes, DocsVersion: src.DocsVersion})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
@@ -134,7 +134,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: schemas.CleanOneLine(nav.Name, tzctx.MaxTreeTitle), skipped: nav.Skipped, skips: nav.Skips, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation}
+		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -201,7 +201,7 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format)
 		if err != nil {
 			return err
 		}
@@ -243,8 +243,10 @@ func checkRoutes(ctx context.Context, src TreeSource, pages []source.Page) error
 
 // loadPage reads and checks one page. Its title is the navigation's
 // label, else its front matter title, else (where headingTitles) its first
-// level-1 heading, else one derived from its path.
-func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool) (*loadedPage, error) {
+// level-1 heading, else one derived from its path. A page of a format
+// other than Mintlify is served as cleanText leaves it, its title without
+// markup (cleanTitle).
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool, format string) (*loadedPage, error) {
 	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn))
 	name := mp.File
 	if name == "" {
@@ -287,11 +289,26 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if err != nil {
 		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "front matter: " + err.Error(), Fix: "fix the YAML between the --- lines"}
 	}
+	copyLine := 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n"))
+	clean := format != "mintlify"
+	var anchors map[int]string
+	if clean {
+		var lead int
+		cp, lead, anchors = cleanText(cp, mdxPage(format, name))
+		copyLine += lead
+	}
 	title := oneLine(strings.TrimSpace(mp.Title))
 	if title == "" {
 		title = oneLine(fm.Title)
 	}
 	m := textmap.Scan(cp)
+	for i, h := range m.Headings {
+		if len(anchors) == 0 {
+			break
+		}
+		line, _ := slices.BinarySearch(m.LineStarts, uint32(h.Offset))
+		m.Headings[i].Anchor = anchors[line]
+	}
 	if title == "" && headingTitles {
 		for _, h := range m.Headings {
 			if h.Depth == 1 {
@@ -303,17 +320,20 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if title == "" {
 		title = derivedTitle(src.Name, mp.Path)
 	}
+	if clean {
+		title = cleanTitle(title)
+	}
 	p := &loadedPage{
 		Page:     tzctx.Page{Path: mp.Path, Route: tzctx.RouteOf(src.Name, mp.Path), Title: title, Description: oneLine(fm.Description)},
 		copy:     cp,
 		scan:     m,
 		file:     name,
-		copyLine: 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n")),
+		copyLine: copyLine,
 		group:    mp.Group,
 	}
 	for _, h := range m.Headings {
 		if h.Depth >= 2 {
-			p.headings = append(p.headings, tzctx.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset})
+			p.headings = append(p.headings, tzctx.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor})
 		}
 	}
 	return p, nil
@@ -557,7 +577,7 @@ func outline(ctx context.Context, t *loadedTree) (string, error) {
 		}
 		hs := make([]textmap.Heading, len(p.headings))
 		for i, h := range p.headings {
-			hs[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset}
+			hs[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor}
 		}
 		for i, a := range textmap.Anchors(hs) {
 			b.WriteString("  - [" + hs[i].Text + "](" + tzctx.LinkTarget(p.Route+"#"+a) + ")\n")

@@ -27,6 +27,29 @@ func TreeFlags(flags []string) ([]TreeSource, error) {
 // for every tree, or TREE=NAME for one tree (which wins over a NAME for
 // every tree). An unknown format, or a tree not given, is refused by name.
 func ApplyFormats(srcs []TreeSource, flags []string) error {
+	return applyPerTree(srcs, "--format", flags, func(name string) error {
+		_, err := source.ByName(name)
+		return err
+	}, func(s *TreeSource, name string) { s.Format = name })
+}
+
+// ApplyDocsVersions sets the versions of srcs to read as --docs-version
+// flags give them: NAME for every tree, or TREE=NAME for one (which wins
+// over a NAME for every tree); NAME "current" reads a versioned site's
+// docs folder. A tree not given is refused by name; a version the tree's
+// site does not have is refused when the tree is read.
+func ApplyDocsVersions(srcs []TreeSource, flags []string) error {
+	return applyPerTree(srcs, "--docs-version", flags, func(name string) error {
+		if name == "" {
+			return fmt.Errorf("--docs-version: name a version (as the site's versions.json lists it) or current")
+		}
+		return nil
+	}, func(s *TreeSource, name string) { s.DocsVersion = name })
+}
+
+// applyPerTree applies the values of a repeatable flag given as NAME for
+// every tree or TREE=NAME for one, checking each NAME with check.
+func applyPerTree(srcs []TreeSource, flag string, flags []string, check func(string) error, set func(*TreeSource, string)) error {
 	all := ""
 	one := map[string]string{}
 	for _, f := range flags {
@@ -34,7 +57,7 @@ func ApplyFormats(srcs []TreeSource, flags []string) error {
 		if !ok {
 			tree, name = "", f
 		}
-		if _, err := source.ByName(name); err != nil {
+		if err := check(name); err != nil {
 			return err
 		}
 		if tree == "" {
@@ -46,15 +69,15 @@ func ApplyFormats(srcs []TreeSource, flags []string) error {
 			found = found || s.Name == tree
 		}
 		if !found {
-			return fmt.Errorf("--format %q: no tree %s is given; write --format NAME for every tree or --format TREE=NAME for a tree given with --tree", f, tree)
+			return fmt.Errorf("%s %q: no tree %s is given; write %s NAME for every tree or %s TREE=NAME for a tree given with --tree", flag, f, tree, flag, flag)
 		}
 		one[tree] = name
 	}
 	for i := range srcs {
 		if n, ok := one[srcs[i].Name]; ok {
-			srcs[i].Format = n
+			set(&srcs[i], n)
 		} else if all != "" {
-			srcs[i].Format = all
+			set(&srcs[i], all)
 		}
 	}
 	return nil
@@ -116,6 +139,9 @@ func (s *Summary) Write(w io.Writer) {
 			r = s.Read[i]
 		}
 		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings  %s %q\n", t.Name, t.Pages, t.Bytes, t.Headings, r.Format, r.Title)
+		if v := s.DocsVersions[t.Name]; v != "" {
+			fmt.Fprintf(w, "    docs version %s\n", v)
+		}
 		for _, c := range r.Skips {
 			fmt.Fprintf(w, "    %s\n", c)
 		}

@@ -413,7 +413,7 @@ func (ps *pages) place(e secEntry) (route, anchor string, err error) {
 func pageAnchors(hs []tzctx.Heading) []string {
 	th := make([]textmap.Heading, len(hs))
 	for i, h := range hs {
-		th[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset}
+		th[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor}
 	}
 	return textmap.Anchors(th)
 }

@@ -28,3 +28,7 @@ func addTreeFlags(cmd *cobra.Command, trees, formats *[]string) {
 	cmd.Flags().StringArrayVar(trees, "tree", nil, "a tree as NAME=DIR, NAME lower-case letters, digits and hyphens (such as cloud or mcp); repeatable")
 	cmd.Flags().StringArrayVar(formats, "format", nil, "the folders' documentation format, detected where not given: NAME for every tree or TREE=NAME for one ("+strings.Join(source.Names(), ", ")+"); repeatable")
 }
+
+// docsVersionUsage is the help of --docs-version, which tzctx ingest and
+// tzctx check share.
+const docsVersionUsage = "the version of a versioned Docusaurus site to read: NAME as its versions.json lists it, or current for its docs folder; NAME for every tree or TREE=NAME for one (default: the version the site serves, its lastVersion, else the first of versions.json); repeatable"

@@ -33,6 +33,7 @@ func newCheckCmd() *cobra.Command {
 		asJSON    bool
 		links     string
 		lim       ingest.Options
+		docsVers  []string
 	)
 	cmd := &cobra.Command{
 		Use:   "check [SITE] [--tree NAME=DIR ...]",
@@ -83,6 +84,9 @@ non-zero; warnings do too with --strict.`,
 				} else if err != nil {
 					return err
 				}
+				if err := ingest.ApplyDocsVersions(srcs, docsVers); err != nil {
+					return err
+				}
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
 				opts := lim
@@ -104,6 +108,7 @@ non-zero; warnings do too with --strict.`,
 		},
 	}
 	addTreeFlags(cmd, &trees, &formats)
+	cmd.Flags().StringArrayVar(&docsVers, "docs-version", nil, docsVersionUsage)
 	cmd.Flags().StringVar(&codeNames, "code-names", "", "file of code names no page may hold, one a line (CTX-08)")
 	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the contract set is filled with and checked to name (site.name)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")

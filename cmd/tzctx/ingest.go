@@ -23,6 +23,7 @@ func newIngestCmd(g *globals) *cobra.Command {
 	var (
 		trees    []string
 		formats  []string
+		docsVers []string
 		version  string
 		activate bool
 		lim      ingest.Options
@@ -45,6 +46,9 @@ version is complete; --activate then makes it the served version.`,
 			}
 			srcs, err := ingest.Sources(site, trees, formats)
 			if err != nil {
+				return err
+			}
+			if err := ingest.ApplyDocsVersions(srcs, docsVers); err != nil {
 				return err
 			}
 			if err := lim.CheckBounds(); err != nil {
@@ -87,6 +91,7 @@ version is complete; --activate then makes it the served version.`,
 		},
 	}
 	addTreeFlags(cmd, &trees, &formats)
+	cmd.Flags().StringArrayVar(&docsVers, "docs-version", nil, docsVersionUsage)
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)

@@ -197,7 +197,8 @@ func ParseJSModule(ctx context.Context, name string, src []byte, opts Options) (
 		return nil, fmt.Errorf("%s: %s: fix the module's syntax", name, jsOneLine(err.Error()))
 	}
 	ev := &jsEval{ctx: ctx, name: name, buf: buf, lineMap: lineMap, opts: opts,
-		decls: map[string]js.IExpr{}, declLine: map[string]int{}, done: map[string]any{}, busy: map[string]bool{}}
+		decls: map[string]js.IExpr{}, declLine: map[string]int{}, done: map[string]any{}, busy: map[string]bool{},
+		funcs: map[string]jsFunc{}, calling: map[string]bool{}}
 	m, err := ev.module(ast)
 	jsParsed(ev)
 	return m, err
@@ -289,6 +290,12 @@ type jsEval struct {
 	done     map[string]any
 	busy     map[string]bool
 	imported map[string]string
+	// funcs holds the module's top-level function declarations, scope
+	// the parameters of the function being followed (nil at the top
+	// level), calling the functions being followed (jsfunc.go).
+	funcs   map[string]jsFunc
+	scope   map[string]any
+	calling map[string]bool
 
 	// lineStarts holds the offset of each line of buf, mappedAbove the
 	// nearest line of lineMap at or above each that has a mapping; both
@@ -384,6 +391,8 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 			}
 		case *js.VarDecl:
 			e.declare(s)
+		case *js.FuncDecl:
+			e.declareFunc(s)
 		case *js.ExportStmt:
 			switch {
 			case s.Default:
@@ -394,6 +403,9 @@ func (e *jsEval) module(ast *js.AST) (*JSModule, error) {
 					defaultLine = e.line(e.buf[i : i+1])
 				}
 			case s.Decl != nil:
+				if fd, ok := s.Decl.(*js.FuncDecl); ok {
+					e.declareFunc(fd)
+				}
 				if vd, ok := s.Decl.(*js.VarDecl); ok {
 					for _, n := range e.declare(vd) {
 						named[n] = e.decls[n]
@@ -458,6 +470,16 @@ func (e *jsEval) declare(vd *js.VarDecl) []string {
 		}
 	}
 	return names
+}
+
+// declareFunc records a top-level function declaration.
+func (e *jsEval) declareFunc(fd *js.FuncDecl) {
+	if fd.Name == nil {
+		return
+	}
+	if f, ok := jsFuncOf(fd); ok {
+		e.funcs[string(fd.Name.Data)] = f
+	}
 }
 
 // jsName returns a dotted name ("module.exports") for an identifier or a
@@ -569,6 +591,9 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 			line = l
 		}
 		n := string(v.Data)
+		if r, ok := e.scope[n]; ok {
+			return r, nil
+		}
 		if n == "undefined" {
 			return nil, nil
 		}
@@ -580,7 +605,7 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 			// the one before nests the evaluation as deep as brackets
 			// would.
 			e.busy[n] = true
-			r, err := e.eval(d, depth+1, e.declLine[n])
+			r, err := e.topLevel(d, depth+1, e.declLine[n])
 			e.busy[n] = false
 			if err != nil {
 				return nil, err
@@ -681,6 +706,12 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 		name := jsName(v.X)
 		if l := e.jsLine(v.X); l > 0 && line == 0 {
 			line = l
+		}
+		if fn, f, ok := e.function(v.X); ok {
+			r, followed, err := e.call(fn, f, v, depth, line)
+			if err != nil || followed {
+				return r, err
+			}
 		}
 		c := &JSCall{Callee: name, Line: line}
 		for _, a := range v.Args.List {

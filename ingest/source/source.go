@@ -40,6 +40,10 @@ type Options struct {
 	// llms.txt link's, after its site's address) and of a file or folder
 	// a walk lists, relative to the folder.
 	MaxPathBytes int
+	// DocsVersion names the version of a versioned site to read (a
+	// Docusaurus site's versions.json entry, or "current" for its docs
+	// folder); "" reads the version the site serves by default.
+	DocsVersion string
 }
 
 // The defaults of Options for the formats of this package other than
@@ -124,6 +128,10 @@ type Tree struct {
 	// naming the file and line; ingest prints them and tzctx check
 	// reports them.
 	Warnings []string
+	// DocsVersion says which version of a versioned site was read and
+	// why ("3.3.3, the site's default (versions.json's first)"); "" for a
+	// site without versions.
+	DocsVersion string
 }
 
 // SkipKind is a kind of navigation entry a reader skips, as ingest names

@@ -28,7 +28,12 @@ func Anchor(text string) string {
 	return b.String()
 }
 
-// Anchors answers the anchors of one page's headings in page order. A
+// DropTags returns text without its inline HTML and JSX tags outside code
+// spans, their content kept, as Anchor drops them.
+func DropTags(text string) string { return dropTags(text) }
+
+// Anchors answers the anchors of one page's headings in page order: a
+// heading's Anchor where it has one, else Anchor of its text. A
 // repeated anchor gets the suffix -1, -2, ... in page order; as in GitHub's
 // slugger, a suffixed anchor that is already taken moves on to the next
 // suffix, so every answer is distinct within the page.
@@ -36,7 +41,10 @@ func Anchors(headings []Heading) []string {
 	out := make([]string, len(headings))
 	seen := make(map[string]int, len(headings)) // anchor -> repeats so far
 	for i, h := range headings {
-		base := Anchor(h.Text)
+		base := h.Anchor
+		if base == "" {
+			base = Anchor(h.Text)
+		}
 		a := base
 		for {
 			if _, taken := seen[a]; !taken {

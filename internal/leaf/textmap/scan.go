@@ -29,6 +29,11 @@ type Heading struct {
 	Depth  int    // 1..6
 	Text   string // raw heading text, verbatim
 	Offset int    // code-point offset of the line start (including indentation)
+	// Anchor is the anchor the page sets for the heading where it sets
+	// one (an attribute list's id, as MkDocs and Docusaurus read
+	// "## Install { #install }"); "" derives it from Text. Scan never
+	// sets it.
+	Anchor string
 }
 
 // Fence is one fenced code block found by Scan.

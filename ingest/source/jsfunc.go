@@ -1,0 +1,143 @@
+package source
+
+import (
+	"github.com/tdewolff/parse/v2/js"
+)
+
+// A function of the navigation module whose body is one return of an
+// expression (function f(a, b = 'x') { return [...] }, const f = (a) =>
+// [...], const f = function (a) { return [...] }) is followed where the
+// module calls it by name: its parameters are bound to the call's
+// evaluated arguments (a missing one to its default, else undefined) and
+// the returned expression is evaluated as a literal is, so that
+// sidebar: {'/guide/': {base: '/guide/', items: sidebarGuide()}} reads as
+// the array sidebarGuide returns. The function sees the module's
+// top-level constants and functions and its own parameters, nothing of
+// its caller. A call is one level deeper than its caller (MaxDepth), the
+// values of each call count again (MaxNodes), and a function called
+// while it is being followed (recursion, direct or through another) is
+// not followed: the call is a value the reader cannot follow, and the
+// reader falls back with its warning. Any other function (statements
+// besides the return, destructured or rest parameters, async, generator,
+// a spread argument) stays a JSCall, as before.
+
+// jsFunc is a function of the module the evaluator may follow.
+type jsFunc struct {
+	params []js.BindingElement
+	ret    js.IExpr // the returned expression; nil where not followable
+}
+
+// jsFuncOf returns the followable form of a function expression or
+// declaration, ok false where x is no function.
+func jsFuncOf(x js.IExpr) (jsFunc, bool) {
+	var params js.Params
+	var body js.BlockStmt
+	switch f := x.(type) {
+	case *js.GroupExpr:
+		return jsFuncOf(f.X)
+	case *js.FuncDecl:
+		if f.Async || f.Generator {
+			return jsFunc{}, true
+		}
+		params, body = f.Params, f.Body
+	case *js.ArrowFunc:
+		if f.Async {
+			return jsFunc{}, true
+		}
+		params, body = f.Params, f.Body
+	default:
+		return jsFunc{}, false
+	}
+	if params.Rest != nil || len(body.List) != 1 {
+		return jsFunc{}, true
+	}
+	for _, p := range params.List {
+		if _, ok := p.Binding.(*js.Var); !ok {
+			return jsFunc{}, true
+		}
+	}
+	r, ok := body.List[0].(*js.ReturnStmt)
+	if !ok || r.Value == nil {
+		return jsFunc{}, true
+	}
+	return jsFunc{params: params.List, ret: r.Value}, true
+}
+
+// function returns the module's function a call's callee names, ok false
+// where it names none.
+func (e *jsEval) function(callee js.IExpr) (string, jsFunc, bool) {
+	v, ok := callee.(*js.Var)
+	if !ok {
+		return "", jsFunc{}, false
+	}
+	n := string(v.Data)
+	if _, param := e.scope[n]; param {
+		return "", jsFunc{}, false
+	}
+	if f, ok := e.funcs[n]; ok {
+		return n, f, true
+	}
+	if d, ok := e.decls[n]; ok {
+		if f, ok := jsFuncOf(d); ok {
+			return n, f, true
+		}
+	}
+	return "", jsFunc{}, false
+}
+
+// call follows a call of the module's function f named name: nil, false
+// where it cannot be followed (the caller then keeps the JSCall).
+func (e *jsEval) call(name string, f jsFunc, c *js.CallExpr, depth, line int) (any, bool, error) {
+	if f.ret == nil {
+		return nil, false, nil
+	}
+	if e.calling[name] {
+		return &JSOpaque{What: "a call of " + name + "(), which calls itself", Line: line}, true, nil
+	}
+	args := make([]any, len(c.Args.List))
+	for i, a := range c.Args.List {
+		if a.Rest {
+			return nil, false, nil
+		}
+		r, err := e.eval(a.Value, depth+1, line)
+		if err != nil {
+			return nil, true, err
+		}
+		args[i] = r
+	}
+	// The function sees its parameters and the module's top level, not
+	// its caller's parameters.
+	outer := e.scope
+	e.scope = map[string]any{}
+	e.calling[name] = true
+	defer func() {
+		e.scope = outer
+		e.calling[name] = false
+	}()
+	for i, p := range f.params {
+		n := string(p.Binding.(*js.Var).Data)
+		switch {
+		case i < len(args) && args[i] != nil:
+			e.scope[n] = args[i]
+		case p.Default != nil:
+			r, err := e.eval(p.Default, depth+1, line)
+			if err != nil {
+				return nil, true, err
+			}
+			e.scope[n] = r
+		default:
+			e.scope[n] = nil
+		}
+	}
+	r, err := e.eval(f.ret, depth+1, line)
+	return r, true, err
+}
+
+// topLevel evaluates x, a top-level declaration's expression, outside any
+// function's parameters.
+func (e *jsEval) topLevel(x js.IExpr, depth, line int) (any, error) {
+	outer := e.scope
+	e.scope = nil
+	defer func() { e.scope = outer }()
+	return e.eval(x, depth, line)
+}
