@@ -43,7 +43,10 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 		return nil, err
 	}
 	site := cfg.Site.name()
-	cat, err := catalog.LoadNamed(site)
+	// The contract's texts name the trees served, with examples drawn
+	// from them, where they are not the contract's (issue 31).
+	served := query.SiteOf(site, cfg.Trees.List, query.FromStore(st))
+	cat, err := catalog.LoadSite(served)
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
@@ -64,7 +67,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{SiteName: site, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -76,7 +79,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
-		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site,
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site, Site: served,
 		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute,
 		Completions: cfg.MCPCompletions.bounds()})
 	if err != nil {
