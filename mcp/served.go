@@ -126,20 +126,37 @@ func pagesPhrase(n int) string {
 }
 
 // exampleRoute returns the page route the texts a caller is answered
-// give as an example: the route of the first tree of trees (the caller's
-// readable ones) the site names, else its home page; def, the
-// contract's, where the site serves the contract's trees.
+// give as an example: that of the first of the site's trees among trees
+// (the caller's readable ones), its example route else its home page;
+// def, the contract's, where the site serves the contract's trees or
+// none of trees.
 func (s *Server) exampleRoute(trees []string, def string) string {
 	if s.site.Trees == nil {
 		return def
 	}
 	for _, t := range s.site.Trees {
-		if slices.Contains(trees, t.Name) && t.Route != "" {
-			return t.Route
+		if slices.Contains(trees, t.Name) {
+			return siteRoute(t)
 		}
 	}
-	if len(trees) > 0 {
-		return "/" + trees[0] + "/"
-	}
 	return def
+}
+
+// siteRoute is a site tree's example route, else its home page's, as
+// schemas.FillSite fills the contract's example routes.
+func siteRoute(t schemas.SiteTree) string {
+	if t.Route != "" {
+		return t.Route
+	}
+	return "/" + t.Name + "/"
+}
+
+// filledRoute is the example route the contract's texts were filled with
+// for the site (schemas.FillSite): its first tree's; "" where the site
+// serves the contract's trees.
+func (s *Server) filledRoute() string {
+	if len(s.site.Trees) == 0 {
+		return ""
+	}
+	return siteRoute(s.site.Trees[0])
 }

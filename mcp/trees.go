@@ -45,7 +45,11 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 // schema returns the encoded input schema offering trees, the tree
 // member's description listing them with what text says of each where
 // it says something of any (treeList).
-func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText) (json.RawMessage, error) {
+//
+// Where from is not "", the page member's description gives to as its
+// example route in from's place: the caller's first readable tree's,
+// where the contract's text names the site's first tree.
+func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText, from, to string) (json.RawMessage, error) {
 	key := strings.Join(trees, ",")
 	if raw, ok := ts.byTrees.Load(key); ok {
 		return raw.(json.RawMessage), nil
@@ -70,6 +74,13 @@ func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeTex
 		}
 	}
 	props["tree"] = tree
+	if page, ok := props["page"].(map[string]any); ok && from != "" && to != "" && from != to {
+		page = maps.Clone(page)
+		if desc, ok := page["description"].(string); ok {
+			page["description"] = strings.Replace(desc, "such as "+from+",", "such as "+to+",", 1)
+		}
+		props["page"] = page
+	}
 	req["properties"] = props
 	raw, err := marshal(req)
 	if err != nil {
@@ -98,7 +109,8 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 			}
 			asked = true
 		}
-		raw, err := ts.schema(trees, s.d.TreeText)
+		from := s.filledRoute()
+		raw, err := ts.schema(trees, s.d.TreeText, from, s.exampleRoute(trees, from))
 		if err != nil {
 			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
 			continue

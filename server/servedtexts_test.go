@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
 
 // servedTreesFixture writes two small documentation folders: rockets, an
@@ -172,5 +173,71 @@ func TestServedTextsNameOnlyTheServedTrees(t *testing.T) {
 				t.Errorf("route %q with no tree completes to %v, %v; want [engines/thrust]", "thr", res, err)
 			}
 		})
+	}
+}
+
+// TestAnsweredTextsNameTheCallersTrees: what is answered per caller (the
+// instructions, tool schemas, resource templates, prompts and a refusal)
+// names only the trees that caller may read: with the first configured
+// tree gated, an anonymous caller is never told of it, its examples
+// drawn from the tree it may read, and the holder is (issue 31).
+func TestAnsweredTextsNameTheCallersTrees(t *testing.T) {
+	conf := `{"site": {"name": "Orbit"}, "trees": [
+  {"name": "rockets", "title": "Rocket Guide", "access": "product_profile:rockets"},
+  {"name": "engines", "title": "Engine Manual", "access": "anonymous"}
+]}`
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WatchInterval = Duration(time.Hour)
+	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-rockets"), Account: "ada", Application: "agent", Profiles: []string{"rockets"}}}
+	data := t.TempDir()
+	testkit.IngestInto(t, data, "docs-1", true, servedTreesFixture(t)...)
+	s := startServer(t, data, cfg)
+	ctx := context.Background()
+	answered := func(token string) string {
+		t.Helper()
+		_, _, ins := mcpInitialize(t, s.base, token)
+		c := mcpSession(t, s.base, token)
+		var b strings.Builder
+		b.Write(ins)
+		for _, list := range []func() (any, error){
+			func() (any, error) { return c.ListTools(ctx, mcpgo.ListToolsRequest{}) },
+			func() (any, error) { return c.ListPrompts(ctx, mcpgo.ListPromptsRequest{}) },
+			func() (any, error) { return c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{}) },
+		} {
+			v, err := list()
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(v)
+			b.Write(raw)
+		}
+		header := []string{}
+		if token != "" {
+			header = []string{"Authorization", "Bearer " + token}
+		}
+		_, raw, err := postRaw(s.base, "read_documentation", map[string]any{"tree": "nosuch"}, header...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(raw)
+		return b.String()
+	}
+	anon, holder := answered(""), answered("tok-rockets")
+	if strings.Contains(anon, "rockets") {
+		i := strings.Index(anon, "rockets")
+		t.Errorf("an anonymous caller is told of the gated tree: …%s…", anon[max(0, i-200):min(len(anon), i+100)])
+	}
+	if !strings.Contains(anon, "such as /engines/thrust/,") || !strings.Contains(anon, "- engines: Engine Manual (2 pages)") {
+		t.Errorf("an anonymous caller's examples or instructions are not drawn from the tree it may read: %.3000s", anon)
+	}
+	if !strings.Contains(holder, "such as /rockets/launch/checklist/,") || !strings.Contains(holder, "- rockets: Rocket Guide (2 pages)") {
+		t.Errorf("the holder is not told of the gated tree: %.3000s", holder)
 	}
 }
