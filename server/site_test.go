@@ -240,7 +240,10 @@ func TestSiteNameServed(t *testing.T) {
 		naming++
 		// Sizes and stamps (the bundle's, a resource's size) follow the
 		// text, so they differ; nothing else does.
-		if want := strings.ReplaceAll(d, schemas.DefaultSiteName, acme); unsized(n) != unsized(want) {
+		// The name takes its own article: "a Turn Zero Cloud", "an Acme
+		// Docs" (issue 31).
+		named := strings.NewReplacer("a "+schemas.DefaultSiteName, schemas.WithArticle(acme), schemas.DefaultSiteName, acme)
+		if want := named.Replace(d); unsized(n) != unsized(want) {
 			t.Errorf("%s: not the default text with %s for %s:\n%.600s\nwant\n%.600s", l, acme, schemas.DefaultSiteName, n, want)
 		}
 		if !strings.Contains(n, acme) {
