@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx"
 )
 
 // The defaults of a completion's bounds, where Options leave them out
@@ -103,25 +105,37 @@ func (c completer) CompletePromptArgument(ctx context.Context, _ string, arg mcp
 		value = "/" + value
 	}
 	g := candidates{max: c.b.MaxCandidates}
+	if err := c.addPages(ctx, &g, trees, func(_ string, p tzctx.Page) candidate {
+		return candidate{value: p.Route, title: p.Title}
+	}); err != nil {
+		return nil, err
+	}
+	out, _, err := complete(ctx, g, value)
+	return out, err
+}
+
+// addPages adds to g a candidate of each page of trees, made by of, in
+// tree and index order, until g holds its bound; it returns ctx's error
+// where ctx ends first. A tree whose pages cannot be read adds none.
+func (c completer) addPages(ctx context.Context, g *candidates, trees []string, of func(tree string, p tzctx.Page) candidate) error {
 	for _, t := range trees {
 		if g.cut {
-			break
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		pages, err := c.s.d.Pages(ctx, t)
 		if err != nil {
 			continue
 		}
 		for _, p := range pages {
-			if !g.add(candidate{value: p.Route, title: p.Title}) {
+			if !g.add(of(t, p)) {
 				break
 			}
 		}
 	}
-	out, _, err := complete(ctx, g, value)
-	return out, err
+	return nil
 }
 
 // CompleteResourceArgument completes the tree variable of the page and
@@ -159,23 +173,11 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 			if err != nil {
 				return nil, err
 			}
-			for _, t := range trees {
-				if g.cut {
-					break
-				}
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				pages, err := c.s.d.Pages(ctx, t)
-				if err != nil {
-					continue
-				}
-				for _, p := range pages {
-					slug := p.Slug(t)
-					if !g.add(candidate{value: t + "/" + slug, alt: slug, title: p.Title}) {
-						break
-					}
-				}
+			if err := c.addPages(ctx, &g, trees, func(t string, p tzctx.Page) candidate {
+				slug := p.Slug(t)
+				return candidate{value: t + "/" + slug, alt: slug, title: p.Title}
+			}); err != nil {
+				return nil, err
 			}
 			break
 		}

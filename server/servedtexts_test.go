@@ -34,16 +34,24 @@ func servedTreesFixture(t *testing.T) []ingest.TreeSource {
 		"engines/src/README.md":            "# Engines\n\nThe engines push the rocket.\n",
 		"engines/src/thrust.md":            "# Thrust\n\nThrust is force. See CTX-08.\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	return []ingest.TreeSource{{Name: "rockets", Dir: filepath.Join(root, "rockets")}, {Name: "engines", Dir: filepath.Join(root, "engines")}}
+}
+
+// configOf loads a configuration file holding conf, watching the data
+// directory once an hour (the tests activate nothing after start).
+func configOf(t *testing.T, conf string) Config {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "tzctx.json")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WatchInterval = Duration(time.Hour)
+	return cfg
 }
 
 // contractTrees finds the contract's tree names, as a text names a tree.
@@ -81,15 +89,7 @@ func TestServedTextsNameOnlyTheServedTrees(t *testing.T) {
   {"name": "rockets", "title": "Rocket Guide", "description": "How to fly the rocket.", "access": "anonymous"},
   {"name": "engines", "title": "Engine Manual", "access": "anonymous"}
 ]}`
-			f := filepath.Join(t.TempDir(), "tzctx.json")
-			if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := LoadConfig(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.WatchInterval = Duration(time.Hour)
+			cfg := configOf(t, conf)
 			data := t.TempDir()
 			testkit.IngestInto(t, data, "docs-1", true, srcs...)
 			s := startServer(t, data, cfg)
@@ -186,15 +186,7 @@ func TestAnsweredTextsNameTheCallersTrees(t *testing.T) {
   {"name": "rockets", "title": "Rocket Guide", "access": "product_profile:rockets"},
   {"name": "engines", "title": "Engine Manual", "access": "anonymous"}
 ]}`
-	f := filepath.Join(t.TempDir(), "tzctx.json")
-	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := LoadConfig(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.WatchInterval = Duration(time.Hour)
+	cfg := configOf(t, conf)
 	cfg.Credentials = []identity.Credential{{TokenSHA256: identity.SHA256("tok-rockets"), Account: "ada", Application: "agent", Profiles: []string{"rockets"}}}
 	data := t.TempDir()
 	testkit.IngestInto(t, data, "docs-1", true, servedTreesFixture(t)...)
