@@ -11,10 +11,16 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-// InstructionsMaxChars bounds the server instructions, in code points:
-// what a client puts before the agent's first turn. Trees past it are
-// counted, and the instructions say how to list them (list_context).
-const InstructionsMaxChars = 1200
+// The bounds of the server instructions, in code points: what a client
+// puts before the agent's first turn. Trees past the bound are counted,
+// and the instructions say how to list them (list_context). Below
+// MinInstructionsMaxChars the sentences on how to find an answer would
+// not fit beside a tree.
+const (
+	DefaultInstructionsMaxChars = 1200
+	MinInstructionsMaxChars     = 800
+	MaxInstructionsMaxChars     = 20000
+)
 
 // libraryActions are the actions that read the library: offered, with the
 // skills, prompts and guide that drive them, only where the served
@@ -64,12 +70,12 @@ func (s *Server) served(ctx context.Context, what string) ([]tzctx.TreeSummary, 
 // code points, the trees past the bound counted and listable.
 func (s *Server) instructions(ctx context.Context) string {
 	trees, lib := s.served(ctx, "instructions")
-	return instructionsText(s.site.Name, trees, lib)
+	return instructionsText(s.site.Name, trees, lib, s.instructionsMax)
 }
 
 // instructionsText is instructions' text for a site named name serving
-// trees (and a library, where lib).
-func instructionsText(name string, trees []tzctx.TreeSummary, lib bool) string {
+// trees (and a library, where lib), of at most maxChars code points.
+func instructionsText(name string, trees []tzctx.TreeSummary, lib bool, maxChars int) string {
 	var tail strings.Builder
 	if len(trees) > 0 {
 		tail.WriteString("To find an answer: search_documentation for a question (it answers with the best sections); read_documentation for a tree's index (tree), a page (page), a section (page with an offset from its headings) or exact words and names (query).")
@@ -83,7 +89,7 @@ func instructionsText(name string, trees []tzctx.TreeSummary, lib bool) string {
 		return schemas.Possessive(name) + " served context holds no documentation this connection may read now. " + rest
 	}
 	head := name + " serves this documentation:\n"
-	budget := InstructionsMaxChars - utf8.RuneCountInString(head) - 1 - utf8.RuneCountInString(rest)
+	budget := maxChars - utf8.RuneCountInString(head) - 1 - utf8.RuneCountInString(rest)
 	var lines strings.Builder
 	for i, t := range trees {
 		line := "- " + t.Name

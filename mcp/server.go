@@ -44,6 +44,9 @@ type Options struct {
 	// NoticesPerMinute bounds the log notices (notifications/message)
 	// one session is sent in a minute; 0 means DefaultNoticesPerMinute.
 	NoticesPerMinute int
+	// InstructionsMaxChars bounds the server instructions in code
+	// points; 0 means DefaultInstructionsMaxChars.
+	InstructionsMaxChars int
 	// Completions bound the work of one completion/complete; a bound
 	// left at 0 takes its default (CompletionBounds).
 	Completions CompletionBounds
@@ -71,6 +74,9 @@ type Server struct {
 	feat *features
 	// site is Options.Site, its name filled in.
 	site schemas.Site
+	// instructionsMax is Options.InstructionsMaxChars, its default
+	// filled in.
+	instructionsMax int
 	// libraryPrompts are the prompts of the library's skills, and
 	// libraryItems the catalog entries of the library (isLibraryItem),
 	// offered only where the served version holds a library.
@@ -89,6 +95,10 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	}
 	if s.limit <= 0 {
 		s.limit = 16000
+	}
+	s.instructionsMax = opts.InstructionsMaxChars
+	if s.instructionsMax <= 0 {
+		s.instructionsMax = DefaultInstructionsMaxChars
 	}
 	s.site = opts.Site
 	if s.site.Name == "" {
@@ -136,7 +146,7 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		server.WithTitle(name+" served context"),
 		// Each initialize and server/discover answer replaces these
 		// with what is served to its caller (instructions).
-		server.WithInstructions(instructionsText(name, nil, false)),
+		server.WithInstructions(instructionsText(name, nil, false, s.instructionsMax)),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),

@@ -80,7 +80,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
 		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site, Site: served,
-		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute,
+		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute, InstructionsMaxChars: cfg.MCPInstructionsMaxChars,
 		Completions: cfg.MCPCompletions.bounds()})
 	if err != nil {
 		return nil, err

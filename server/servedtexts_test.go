@@ -233,3 +233,28 @@ func TestAnsweredTextsNameTheCallersTrees(t *testing.T) {
 		t.Errorf("the holder is not told of the gated tree: %.3000s", holder)
 	}
 }
+
+// TestInstructionsBoundConfigured: mcp_instructions_max_chars bounds the
+// instructions a server sends: at its least, the served trees that fit
+// are listed and the rest counted with how to list them.
+func TestInstructionsBoundConfigured(t *testing.T) {
+	long := strings.Repeat("A long description of the tree. ", 10)
+	cfg := configOf(t, `{"mcp_instructions_max_chars": 800, "trees": [
+  {"name": "rockets", "title": "Rocket Guide", "description": "`+strings.TrimSpace(long)+`", "access": "anonymous"},
+  {"name": "engines", "title": "Engine Manual", "description": "`+strings.TrimSpace(long)+`", "access": "anonymous"}
+]}`)
+	data := t.TempDir()
+	testkit.IngestInto(t, data, "docs-1", true, servedTreesFixture(t)...)
+	s := startServer(t, data, cfg)
+	_, _, raw := mcpInitialize(t, s.base, "")
+	var res struct {
+		Result struct{ Instructions string }
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("initialize: %v %s", err, raw)
+	}
+	ins := res.Result.Instructions
+	if n := utf8.RuneCountInString(ins); n > 800 || !strings.Contains(ins, "- rockets: Rocket Guide") || !strings.Contains(ins, "- and 1 more tree: list_context lists every tree's index.") {
+		t.Errorf("under a bound of 800 the instructions are %d code points:\n%s", n, ins)
+	}
+}
