@@ -282,3 +282,13 @@ func LinkTarget(route string) string {
 	r := strings.NewReplacer("<", `\<`, ">", `\>`)
 	return "<" + r.Replace(route) + ">"
 }
+
+// TreeSummary is what a front end tells a caller first of one tree it may
+// read: its name, title, description and number of pages in the served
+// version.
+type TreeSummary struct {
+	Name        string
+	Title       string
+	Description string
+	Pages       int
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/turnzerocloud/tzctx"
 )
 
 // The defaults of a completion's bounds, where Options leave them out
@@ -103,30 +105,43 @@ func (c completer) CompletePromptArgument(ctx context.Context, _ string, arg mcp
 		value = "/" + value
 	}
 	g := candidates{max: c.b.MaxCandidates}
+	if err := c.addPages(ctx, &g, trees, func(_ string, p tzctx.Page) candidate {
+		return candidate{value: p.Route, title: p.Title}
+	}); err != nil {
+		return nil, err
+	}
+	out, _, err := complete(ctx, g, value)
+	return out, err
+}
+
+// addPages adds to g a candidate of each page of trees, made by of, in
+// tree and index order, until g holds its bound; it returns ctx's error
+// where ctx ends first. A tree whose pages cannot be read adds none.
+func (c completer) addPages(ctx context.Context, g *candidates, trees []string, of func(tree string, p tzctx.Page) candidate) error {
 	for _, t := range trees {
 		if g.cut {
-			break
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		pages, err := c.s.d.Pages(ctx, t)
 		if err != nil {
 			continue
 		}
 		for _, p := range pages {
-			if !g.add(candidate{value: p.Route, title: p.Title}) {
+			if !g.add(of(t, p)) {
 				break
 			}
 		}
 	}
-	out, _, err := complete(ctx, g, value)
-	return out, err
+	return nil
 }
 
 // CompleteResourceArgument completes the tree variable of the page and
-// outline templates, and the route variable of the page template (the
-// route without the tree's base path) once its tree is given.
+// outline templates, and the route variable of the page template: the
+// route without the tree's base path where its tree is given, else the
+// routes of every tree the caller may read, each prefixed by its tree.
 func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg mcpgo.CompleteArgument, cc mcpgo.CompleteContext) (*mcpgo.Completion, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -148,9 +163,23 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 			}
 		}
 	case arg.Name == "route" && uri == pageTemplate:
+		value = strings.TrimPrefix(value, "/")
 		tree := cc.Arguments["tree"]
 		if tree == "" {
-			return noValues(), nil
+			// No tree given: the routes of every tree the caller may
+			// read, each prefixed by its tree ("cloud/guides/reading"),
+			// matched by the route with or without it.
+			trees, err := c.s.completionTrees(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.addPages(ctx, &g, trees, func(t string, p tzctx.Page) candidate {
+				slug := p.Slug(t)
+				return candidate{value: t + "/" + slug, alt: slug, title: p.Title}
+			}); err != nil {
+				return nil, err
+			}
+			break
 		}
 		pages, err := c.s.d.Pages(ctx, tree)
 		if err != nil {
@@ -163,7 +192,6 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 				break
 			}
 		}
-		value = strings.TrimPrefix(value, "/")
 	default:
 		return noValues(), nil
 	}
@@ -186,8 +214,9 @@ func (s *Server) completionTrees(ctx context.Context) ([]string, error) {
 }
 
 // candidate is one value a completion may offer, with the title its
-// words match.
-type candidate struct{ value, title string }
+// words match; alt, where set, is matched by prefix as value is (a
+// route without the tree that prefixes value).
+type candidate struct{ value, alt, title string }
 
 // candidates are the candidates one completion considers: at most max,
 // cut saying that some were left out.
@@ -235,7 +264,7 @@ func complete(ctx context.Context, g candidates, value string) (_ *mcpgo.Complet
 		if err := look(); err != nil {
 			return nil, scanned, err
 		}
-		if strings.HasPrefix(strings.ToLower(c.value), prefix) {
+		if strings.HasPrefix(strings.ToLower(c.value), prefix) || c.alt != "" && strings.HasPrefix(strings.ToLower(c.alt), prefix) {
 			add(c.value)
 		}
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -19,8 +20,12 @@ const skillPrefix = "skill:"
 // read_documentation and names the member: the member, and what to give.
 var promptArgs = []struct{ name, description string }{
 	{"query", "A few words to search the documentation for; read_documentation's query member."},
-	{"page", "A documentation page route, such as /cloud/guides/reading/; read_documentation's page member."},
+	{"page", "A documentation page route, such as " + contractPageExample + "; read_documentation's page member."},
 }
+
+// contractPageExample is the example route the page argument gives where
+// the site serves the contract's trees.
+const contractPageExample = "/cloud/guides/reading/"
 
 // codeSpan finds a Markdown text's code spans.
 var codeSpan = regexp.MustCompile("`([^`\n]+)`")
@@ -44,6 +49,9 @@ func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 			continue
 		}
 		p := mcpgo.Prompt{Name: name, Title: it.Title, Description: skillDescription(it)}
+		if isLibraryItem(it.ID, it.Actions) {
+			s.libraryPrompts[name] = true
+		}
 		named := map[string]bool{}
 		for _, m := range codeSpan.FindAllStringSubmatch(firstStep(steps(it.Text)), -1) {
 			named[m[1]] = true
@@ -94,7 +102,9 @@ func skillDescription(it tzctx.CatalogItem) string {
 }
 
 // filterPrompts lists the prompts whose skill list_context lists to this
-// caller.
+// caller, the library's only where the served version holds a library
+// entry it may read, the page argument's example drawn from the trees it
+// may read.
 func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mcpgo.Prompt {
 	if len(prompts) == 0 {
 		return prompts
@@ -107,13 +117,37 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 	for _, e := range entries {
 		listed[e.ID] = true
 	}
+	summary, lib := s.served(ctx, "prompts/list")
+	trees := make([]string, len(summary))
+	for i, t := range summary {
+		trees[i] = t.Name
+	}
 	var out []mcpgo.Prompt
 	for _, p := range prompts {
-		if listed[skillPrefix+p.Name] {
-			out = append(out, p)
+		if !listed[skillPrefix+p.Name] || (!lib && s.libraryPrompts[p.Name]) {
+			continue
 		}
+		out = append(out, s.withPageExample(p, trees))
 	}
 	return out
+}
+
+// withPageExample returns p with its page argument's example route drawn
+// from trees, the caller's (exampleRoute); p itself where the example is
+// the contract's.
+func (s *Server) withPageExample(p mcpgo.Prompt, trees []string) mcpgo.Prompt {
+	route := s.exampleRoute(trees, contractPageExample)
+	if route == contractPageExample {
+		return p
+	}
+	args := slices.Clone(p.Arguments)
+	for i, a := range args {
+		if a.Name == "page" {
+			args[i].Description = strings.Replace(a.Description, contractPageExample, route, 1)
+		}
+	}
+	p.Arguments = args
+	return p
 }
 
 // steps is the "## Steps" section of a skill's text, where the skill

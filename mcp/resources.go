@@ -108,7 +108,11 @@ func (s *Server) resources(ctx context.Context) []mcpgo.Resource {
 		return []mcpgo.Resource{}
 	}
 	out := make([]mcpgo.Resource, 0, len(entries))
+	_, lib := s.served(ctx, "resources/list")
 	for i, e := range entries {
+		if !lib && s.libraryItems[e.ID] {
+			continue
+		}
 		r := mcpgo.Resource{URI: ContextURI(e.ID), Name: e.ID, Title: e.Title, MIMEType: e.MimeType}
 		size := ""
 		if sizes[i] >= 0 {
@@ -179,7 +183,8 @@ func (s *Server) templates() []template {
 			return read(ctx, req.Params.URI)
 		}
 	}
-	page, outline := templateDescriptions(s.d.TreeNames())
+	names := s.d.TreeNames()
+	page, outline := templateDescriptions(names, s.exampleRoute(names, ""))
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
 			mcpgo.WithTemplateTitle("A catalog entry"),
@@ -209,7 +214,7 @@ func (s *Server) templatesFor(ctx context.Context, templates []mcpgo.ResourceTem
 		s.log.Warn("mcp resources/templates/list", "code", string(tzctx.ErrorCode(err)))
 		trees = nil
 	}
-	page, outline := templateDescriptions(trees)
+	page, outline := templateDescriptions(trees, s.exampleRoute(trees, ""))
 	for i, t := range templates {
 		switch t.Name {
 		case "page":
@@ -222,8 +227,8 @@ func (s *Server) templatesFor(ctx context.Context, templates []mcpgo.ResourceTem
 
 // templateDescriptions returns the descriptions of the page and outline
 // templates naming trees.
-func templateDescriptions(trees []string) (page, outline string) {
-	list, example := templateTrees(trees)
+func templateDescriptions(trees []string, route string) (page, outline string) {
+	list, example := templateTrees(trees, route)
 	page = "One page of a documentation tree (" + list + ") by its route without the tree's base path, such as " + example + "; the home page's route is empty. Its whole Markdown copy, read through read_documentation."
 	outline = "The outline of a documentation tree (" + list + "): each page line of its index followed by its headings with anchors, read through read_documentation. It can be large (a whole tree's headings) and is returned in one message: a client may prefer read_documentation with part outline, which pages it."
 	return page, outline
@@ -231,8 +236,9 @@ func templateDescriptions(trees []string) (page, outline string) {
 
 // templateTrees returns what the templates' descriptions say of trees:
 // their names ("cloud, blueprint or tzdocs") and a page URI of the
-// first, the contract's own example for its trees.
-func templateTrees(names []string) (list, example string) {
+// first, the contract's own example for its trees, else route where
+// given (a page of the site's, exampleRoute), else its home page.
+func templateTrees(names []string, route string) (list, example string) {
 	switch len(names) {
 	case 0:
 		list = "none this connection may read now"
@@ -243,7 +249,11 @@ func templateTrees(names []string) (list, example string) {
 	}
 	example = PageURI("cloud", "guides/reading")
 	if len(names) > 0 && names[0] != "cloud" {
-		example = PageURI(names[0], "getting-started")
+		slug := ""
+		if rest, ok := strings.CutPrefix(route, "/"+names[0]+"/"); ok {
+			slug = strings.TrimSuffix(rest, "/")
+		}
+		example = PageURI(names[0], slug)
 	}
 	return list, example
 }

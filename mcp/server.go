@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -32,6 +33,10 @@ type Options struct {
 	// instructions name; "" means the contract's,
 	// schemas.DefaultSiteName.
 	SiteName string
+	// Site is what the contract's texts say of the site: its name (""
+	// takes SiteName) and the trees it serves, nil for the contract's
+	// own, from which the texts a caller is answered draw their examples.
+	Site schemas.Site
 	// SubscriptionsPerSession and SubscriptionsTotal bound the resource
 	// subscriptions of one session and of all; 0 means
 	// DefaultSubscriptionsPerSession, DefaultSubscriptionsTotal.
@@ -39,6 +44,9 @@ type Options struct {
 	// NoticesPerMinute bounds the log notices (notifications/message)
 	// one session is sent in a minute; 0 means DefaultNoticesPerMinute.
 	NoticesPerMinute int
+	// InstructionsMaxChars bounds the server instructions in code
+	// points; 0 means DefaultInstructionsMaxChars.
+	InstructionsMaxChars int
 	// Completions bound the work of one completion/complete; a bound
 	// left at 0 takes its default (CompletionBounds).
 	Completions CompletionBounds
@@ -64,11 +72,20 @@ type Server struct {
 	versions sync.Map
 	// feat holds each session's log level, notices and subscriptions.
 	feat *features
+	// site is Options.Site, its name filled in.
+	site schemas.Site
+	// instructionsMax is Options.InstructionsMaxChars, its default
+	// filled in.
+	instructionsMax int
+	// libraryPrompts are the prompts of the library's skills, and
+	// libraryItems the catalog entries of the library (isLibraryItem),
+	// offered only where the served version holds a library.
+	libraryPrompts, libraryItems map[string]bool
 }
 
 // New returns the MCP front end of d.
 func New(d Dispatcher, opts Options) (*Server, error) {
-	s := &Server{feat: newFeatures(opts), log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}}
+	s := &Server{feat: newFeatures(opts), log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}, libraryPrompts: map[string]bool{}, libraryItems: map[string]bool{}}
 	// Every call goes through the notices: a refusal is also told to
 	// the calling session, where it asked for notices.
 	s.d = noticeDispatcher{Dispatcher: d, s: s}
@@ -79,10 +96,30 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	if s.limit <= 0 {
 		s.limit = 16000
 	}
+	s.instructionsMax = opts.InstructionsMaxChars
+	if s.instructionsMax <= 0 {
+		s.instructionsMax = DefaultInstructionsMaxChars
+	}
+	s.site = opts.Site
+	if s.site.Name == "" {
+		s.site.Name = opts.SiteName
+	}
+	if s.site.Name == "" {
+		s.site.Name = schemas.DefaultSiteName
+	}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcpgo.InitializeRequest, res *mcpgo.InitializeResult) {
-		if cs, ok := server.ClientSessionFromContext(ctx).(*stdioSession); ok && res != nil {
+		if res == nil {
+			return
+		}
+		if cs, ok := server.ClientSessionFromContext(ctx).(*stdioSession); ok {
 			s.versions.Store(cs.SessionID(), res.ProtocolVersion)
+		}
+		res.Instructions = s.instructions(ctx)
+	})
+	hooks.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcpgo.DiscoverRequest, res *mcpgo.DiscoverResult) {
+		if res != nil {
+			res.Instructions = s.instructions(ctx)
 		}
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
@@ -104,13 +141,12 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	if version == "" {
 		version = "dev"
 	}
-	name := opts.SiteName
-	if name == "" {
-		name = schemas.DefaultSiteName
-	}
+	name := s.site.Name
 	s.mcp = server.NewMCPServer("tzctx", version,
 		server.WithTitle(name+" served context"),
-		server.WithInstructions(name+"'s served context: its contracts, guides, skills and documentation. Start with list_context, or read the resource tzctx://context/overview; read_documentation reads and searches the documentation trees; for a question, search_documentation answers with the best sections packed into a budget, and read_documentation's query finds exact words and names."),
+		// Each initialize and server/discover answer replaces these
+		// with what is served to its caller (instructions).
+		server.WithInstructions(instructionsText(name, nil, false, s.instructionsMax)),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
@@ -142,6 +178,11 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	for _, t := range s.templates() {
 		s.mcp.AddResourceTemplate(t.Template, t.Handler)
 	}
+	for _, it := range d.CatalogItems() {
+		if isLibraryItem(it.ID, it.Actions) {
+			s.libraryItems[it.ID] = true
+		}
+	}
 	for _, p := range s.prompts(d.CatalogItems()) {
 		s.mcp.AddPrompt(p.Prompt, p.Handler)
 	}
@@ -166,14 +207,28 @@ func (s *Server) ListsChanged() {
 
 // filterTools lists the tools whose action this caller may list: an
 // anonymous action to anyone, any other to a signed-in caller,
-// a tree enumeration narrowed to the trees it can read (withTrees).
+// the library's only where the served version holds a library entry it
+// may read, a tree enumeration narrowed to the trees it can read
+// (withTrees).
 func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
 	id := tzctx.IdentityFrom(ctx)
 	var out []mcpgo.Tool
+	lib, asked := false, false
 	for _, t := range tools {
-		if a := s.actions[t.Name]; a != nil && (a.Access == "anonymous" || !id.Anonymous()) {
-			out = append(out, t)
+		a := s.actions[t.Name]
+		if a == nil || (a.Access != "anonymous" && id.Anonymous()) {
+			continue
 		}
+		if slices.Contains(libraryActions, t.Name) {
+			if !asked {
+				_, lib = s.served(ctx, "tools/list")
+				asked = true
+			}
+			if !lib {
+				continue
+			}
+		}
+		out = append(out, t)
 	}
 	return s.withTrees(ctx, out)
 }

@@ -29,17 +29,18 @@ func answerText(res any, raw []byte) string {
 		if entries, _, _ := a.CatalogPage(); entries != nil {
 			return catalogText(a)
 		}
-	case sectionPack:
-		text, members := a.PackMembers()
+	case linesAnswer:
+		text, members := a.TextMembers()
 		return text + "\n\n" + membersLine + "\n" + strings.Join(members, "\n")
 	}
 	return string(raw)
 }
 
-// sectionPack is a search_documentation answer: its packed text, and its
+// linesAnswer is an answer that says itself in lines (a
+// search_documentation pack, a list_library page): its text, and its
 // members as the lines of the members block.
-type sectionPack interface {
-	PackMembers() (text string, members []string)
+type linesAnswer interface {
+	TextMembers() (text string, members []string)
 }
 
 // readText is a text read's text content: the chunk first, then its
@@ -60,8 +61,8 @@ func appendMembers(b []byte, a dispatch.TextChunk) []byte {
 	b = append(append(append(b, "id: "...), id...), '\n')
 	b = append(append(append(b, "mime_type: "...), mime...), '\n')
 	b = paging(b, offset, total, stamp, next, "this chunk ends the text")
-	if continuation != "" {
-		b = append(append(b, "\ncontinuation: "...), continuation...)
+	if c := shortContinuation(continuation, stamp); c != "" {
+		b = append(append(b, "\ncontinuation: "...), c...)
 	}
 	first := true
 	for off, h := range a.HeadingLines() {
@@ -109,4 +110,22 @@ func paging(b []byte, offset, total int, stamp string, next *int, last string) [
 		return append(append(append(b, "next_offset: null ("...), last...), ')')
 	}
 	return strconv.AppendInt(append(b, "next_offset: "...), int64(*next), 10)
+}
+
+// shortContinuation is what the members block says of a continuation:
+// the sentence without what the block's other members already say, its
+// opening "Read code points a to b of n." (offset, next_offset, total),
+// "This chunk is the last." (next_offset null) and the stamp, which the
+// stamp line prints once ("and stamp <stamp>" reads "and the stamp
+// above"). What is left is how to read on: the call, and the headings or
+// query for a section.
+func shortContinuation(c, stamp string) string {
+	if rest, ok := strings.CutPrefix(c, "Read code points "); ok {
+		_, c, _ = strings.Cut(rest, ". ")
+	}
+	c = strings.TrimPrefix(strings.TrimPrefix(c, "This chunk is the last."), " ")
+	if stamp != "" {
+		c = strings.Replace(c, "stamp "+stamp, "the stamp above", 1)
+	}
+	return c
 }

@@ -88,8 +88,8 @@ func jsonText(raw json.RawMessage) string {
 		b.WriteString("id: " + a.ID + "\n")
 		b.WriteString("mime_type: " + a.MimeType + "\n")
 		paging("this chunk ends the text")
-		if a.Continuation != "" {
-			b.WriteString("\ncontinuation: " + a.Continuation)
+		if c := shortContinuation(a.Continuation, a.Stamp); c != "" {
+			b.WriteString("\ncontinuation: " + c)
 		}
 		if len(a.Headings) > 0 {
 			b.WriteString("\nheadings (offset: heading; read from an offset with this stamp to start at its heading):")

@@ -42,6 +42,11 @@ type Dispatcher interface {
 	// served version, which completions offer, recorded as a read of
 	// the tree's index.
 	Pages(ctx context.Context, tree string) ([]tzctx.Page, error)
+	// Summary gives what is served to the caller of ctx: each tree it
+	// may read with its title, description and page count, and whether
+	// the served version holds a library entry it may read; which the
+	// instructions say first, and which offers the library's tools.
+	Summary(ctx context.Context) ([]tzctx.TreeSummary, bool, error)
 }
 
 var _ Dispatcher = (*dispatch.Dispatcher)(nil)

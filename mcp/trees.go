@@ -45,14 +45,19 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 // schema returns the encoded input schema offering trees, the tree
 // member's description listing them with what text says of each where
 // it says something of any (treeList).
-func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText) (json.RawMessage, error) {
-	// The key holds each tree's title too: a tree the configuration
-	// leaves untitled takes the served version's, which an activation
-	// may change.
+//
+// Where from is not "", the page member's description gives to as its
+// example route in from's place: the caller's first readable tree's,
+// where the contract's text names the site's first tree.
+func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText, from, to string) (json.RawMessage, error) {
+	// The key holds each tree's title and the example route too: a tree
+	// the configuration leaves untitled takes the served version's, and
+	// its first page may change, with an activation.
 	var kb strings.Builder
 	for _, t := range trees {
 		kb.WriteString(t + "\x00" + text(t).Title + "\x00")
 	}
+	kb.WriteString(from + "\x00" + to)
 	key := kb.String()
 	if raw, ok := ts.byTrees.Load(key); ok {
 		return raw.(json.RawMessage), nil
@@ -77,6 +82,13 @@ func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeTex
 		}
 	}
 	props["tree"] = tree
+	if page, ok := props["page"].(map[string]any); ok && from != "" && to != "" && from != to {
+		page = maps.Clone(page)
+		if desc, ok := page["description"].(string); ok {
+			page["description"] = strings.Replace(desc, "such as "+from+",", "such as "+to+",", 1)
+		}
+		props["page"] = page
+	}
 	req["properties"] = props
 	raw, err := marshal(req)
 	if err != nil {
@@ -105,7 +117,8 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 			}
 			asked = true
 		}
-		raw, err := ts.schema(trees, s.d.TreeText)
+		from := s.filledRoute()
+		raw, err := ts.schema(trees, s.d.TreeText, from, s.exampleRoute(trees, from))
 		if err != nil {
 			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
 			continue

@@ -301,13 +301,10 @@ func (r *Reader) whyNot(tree string) string {
 // is given only trees that can be read (servedOf), so a refusal never
 // offers a tree that answers context_unavailable.
 func readableList(trees []string) string {
-	switch len(trees) {
-	case 0:
+	if len(trees) == 0 {
 		return "no tree of the served site version"
-	case 1:
-		return trees[0]
 	}
-	return strings.Join(trees[:len(trees)-1], ", ") + " and " + trees[len(trees)-1]
+	return schemas.JoinAnd(trees)
 }
 
 // ValidAccess reports whether a is a known access setting.

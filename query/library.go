@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -309,3 +310,47 @@ type libraryJSON struct {
 
 func (j *libraryJSON) Stamp() string               { return j.m.Stamp() }
 func (j *libraryJSON) Slice(begin, end int) string { return j.m.Slice(begin, end) }
+
+// TextMembers returns what an MCP text content holds of a list_library
+// page (contracts/choices.md, "MCP", "Text content"), in the line form of
+// every other answer: one line per entry, `- <name> <version> (<kind>[,
+// <status>]): <title> — <description>`, then a line per file, `  -
+// <path> (<mime_type>, <size> bytes)`, then the installed rows the
+// library does not hold; and as members its digests, offset, total,
+// stamp and next_offset.
+func (a *LibraryListAnswer) TextMembers() (string, []string) {
+	var b strings.Builder
+	for _, e := range a.Entries {
+		b.WriteString("- " + e.Name + " " + e.Version + " (" + e.Kind)
+		if e.Status != "" {
+			b.WriteString(", " + e.Status)
+		}
+		b.WriteString("): " + e.Title)
+		if e.Description != "" {
+			b.WriteString(" — " + e.Description)
+		}
+		b.WriteByte('\n')
+		for _, f := range e.Files {
+			fmt.Fprintf(&b, "  - %s (%s, %d bytes)\n", f.Path, f.MimeType, f.Size)
+		}
+	}
+	if len(a.Entries) == 0 {
+		b.WriteString("No library entry on this page.\n")
+	}
+	if len(a.Unknown) > 0 {
+		b.WriteString("\nInstalled rows the library does not hold:\n")
+		for _, u := range a.Unknown {
+			b.WriteString("- " + u.Name + " " + u.Version + "\n")
+		}
+	}
+	m := make([]string, 0, len(a.Entries)+5)
+	for _, e := range a.Entries {
+		m = append(m, "digest "+e.Name+": "+e.Digest)
+	}
+	next := "null (this page ends the library)"
+	if a.NextOffset != nil {
+		next = strconv.Itoa(*a.NextOffset)
+	}
+	m = append(m, "offset: "+strconv.Itoa(a.Offset), "total: "+strconv.Itoa(a.Total), "stamp: "+a.Stamp, "next_offset: "+next)
+	return b.String(), m
+}

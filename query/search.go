@@ -57,7 +57,7 @@ func rulePreface(code string) string { return namedRulePreface(schemas.DefaultSi
 // namedRulePreface is the line a rule-code query's answer starts with,
 // naming the site name.
 func namedRulePreface(name, code string) string {
-	return code + " is a rule code: the identifier of one numbered requirement in a " + name + " contract. Pages holding it:\n"
+	return code + " is a rule code: the identifier of one numbered requirement in " + schemas.WithArticle(name) + " contract. Pages holding it:\n"
 }
 
 // searchPages holds what scoring reads of a version's pages besides their

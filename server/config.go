@@ -91,6 +91,9 @@ type Config struct {
 	MCPSubscriptionsPerSession int `json:"mcp_subscriptions_per_session"`
 	MCPSubscriptions           int `json:"mcp_subscriptions"`
 	MCPNoticesPerMinute        int `json:"mcp_notices_per_minute"`
+	// MCPInstructionsMaxChars bounds the MCP server instructions, in
+	// code points (issue 31).
+	MCPInstructionsMaxChars int `json:"mcp_instructions_max_chars"`
 	// AnswerCacheBytes bounds the JSON string forms of page and tree
 	// texts the HTTP API keeps for the next reads of the same text; 0
 	// keeps none.
@@ -294,6 +297,7 @@ func DefaultConfig() Config {
 		MCPSubscriptionsPerSession: mcp.DefaultSubscriptionsPerSession,
 		MCPSubscriptions:           mcp.DefaultSubscriptionsTotal,
 		MCPNoticesPerMinute:        mcp.DefaultNoticesPerMinute,
+		MCPInstructionsMaxChars:    mcp.DefaultInstructionsMaxChars,
 		AnswerCacheBytes:           DefaultAnswerCacheBytes,
 		SearchBudgetMax:            query.SearchBudgetMax,
 	}
@@ -446,6 +450,9 @@ func LoadConfig(path string) (Config, error) {
 		if b.v <= 0 {
 			return fail("%s: %d is not a positive bound; give one such as %d (the default), or leave it out", b.name, b.v, b.deflt)
 		}
+	}
+	if c.MCPInstructionsMaxChars < mcp.MinInstructionsMaxChars || c.MCPInstructionsMaxChars > mcp.MaxInstructionsMaxChars {
+		return fail("mcp_instructions_max_chars: %d is outside %d through %d; give the most code points the MCP server instructions may take, or leave it out for %d", c.MCPInstructionsMaxChars, mcp.MinInstructionsMaxChars, mcp.MaxInstructionsMaxChars, mcp.DefaultInstructionsMaxChars)
 	}
 	if c.SearchBudgetMax < query.SearchBudgetMin || c.SearchBudgetMax > maxSearchBudget {
 		return fail("search_budget_max: %d is outside %d through %d; give the largest budget, in code points, a search_documentation call may ask for, or leave it out for %d", c.SearchBudgetMax, query.SearchBudgetMin, maxSearchBudget, query.SearchBudgetMax)

@@ -87,6 +87,7 @@ func TestLoadConfigFaults(t *testing.T) {
 		{"zero max version bytes", `{"max_version_bytes": 0}`, []string{"max_version_bytes: 0 is not a positive size"}},
 		{"search budget max under the least budget", `{"search_budget_max": 499}`, []string{"search_budget_max: 499 is outside 500 through 1048576"}},
 		{"search budget max over its bound", `{"search_budget_max": 2000000}`, []string{"search_budget_max: 2000000 is outside 500 through 1048576"}},
+		{"instructions bound too small", `{"mcp_instructions_max_chars": 100}`, []string{"mcp_instructions_max_chars: 100 is outside 800 through 20000", "leave it out for 1200"}},
 		{"zero max in flight", `{"max_in_flight": 0}`, []string{"max_in_flight: 0 is not a positive bound"}},
 		{"negative max in flight", `{"max_in_flight": -4}`, []string{"max_in_flight: -4 is not a positive bound"}},
 		{"negative queue wait", `{"queue_wait": "-1s"}`, []string{`queue_wait: "-1s" is not a duration of zero or more`}},

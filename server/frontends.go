@@ -46,11 +46,18 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 		return nil, err
 	}
 	site := cfg.Site.name()
-	cat, err := catalog.LoadNamed(site)
+	// The contract's texts name the trees served, with examples drawn
+	// from them, where they are not the contract's (issue 31).
+	mode := treeMode(cfg, local)
+	named := cfg.Trees.List
+	if mode == serveAll {
+		named = servedAtStart(cfg.Trees.List, query.FromStore(st))
+	}
+	served := query.SiteOf(site, named, query.FromStore(st))
+	cat, err := catalog.LoadSite(served)
 	if err != nil {
 		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
 	}
-	mode := treeMode(cfg, local)
 	qc := query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}
 	if mode == serveAll {
 		// The access map over the trees served, the version's
@@ -74,7 +81,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{SiteName: site, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -86,8 +93,8 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
-		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site,
-		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute,
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site, Site: served,
+		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute, InstructionsMaxChars: cfg.MCPInstructionsMaxChars,
 		Completions: cfg.MCPCompletions.bounds()})
 	if err != nil {
 		return nil, err
@@ -189,4 +196,36 @@ func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// servedAtStart returns the trees a server that serves every tree of the
+// served version (serveAll) serves of the version served at its start,
+// for the texts to name: the configured trees it holds, then its others,
+// read by anonymous callers and titled by the version. Where no version
+// is served, or it holds none of them, it returns configured as given.
+// The texts are filled once, at start; the per-caller answers (the MCP
+// instructions, tool schemas, refusals) follow the served version.
+func servedAtStart(configured []query.TreeConfig, versions query.Versions) []query.TreeConfig {
+	v, err := versions.Acquire()
+	if err != nil {
+		return configured
+	}
+	defer v.Release()
+	var out []query.TreeConfig
+	named := map[string]bool{}
+	for _, t := range configured {
+		named[t.Name] = true
+		if v.Tree(t.Name) != nil {
+			out = append(out, t)
+		}
+	}
+	for _, n := range v.TreeNames() {
+		if !named[n] {
+			out = append(out, query.TreeConfig{Name: n, Access: "anonymous"})
+		}
+	}
+	if len(out) == 0 {
+		return configured
+	}
+	return out
 }

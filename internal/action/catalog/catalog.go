@@ -303,8 +303,13 @@ func Written() Files { return Files{Contracts: contracts.FS, Schemas: schemas.FS
 
 // Named returns f with name filled in as the site's public name
 // (schemas.Named), in both folders.
-func (f Files) Named(name string) Files {
-	return Files{Contracts: schemas.Named(f.Contracts, name), Schemas: schemas.Named(f.Schemas, name)}
+func (f Files) Named(name string) Files { return f.Site(schemas.Site{Name: name}) }
+
+// Site returns f with every site placeholder filled for site
+// (schemas.NamedSite), in both folders: its name, and the trees it serves
+// where they are not the contract's.
+func (f Files) Site(site schemas.Site) Files {
+	return Files{Contracts: schemas.NamedSite(f.Contracts, site), Schemas: schemas.NamedSite(f.Schemas, site)}
 }
 
 // Embedded returns the contract set embedded in this build under the
@@ -317,8 +322,14 @@ func Load() (*Catalog, error) { return LoadNamed(schemas.DefaultSiteName) }
 
 // LoadNamed builds the catalog of this build's embedded contract set with
 // name as the site's public name, with the skills generated from it.
-func LoadNamed(name string) (*Catalog, error) {
-	c, err := schemas.LoadNamed(name)
+func LoadNamed(name string) (*Catalog, error) { return LoadSite(schemas.Site{Name: name}) }
+
+// LoadSite builds the catalog of this build's embedded contract set with
+// every site placeholder filled for site (its name, and the trees it
+// serves where they are not the contract's), with the skills generated
+// from it.
+func LoadSite(site schemas.Site) (*Catalog, error) {
+	c, err := schemas.LoadSite(site)
 	if err != nil {
 		return nil, err
 	}
@@ -334,5 +345,5 @@ func LoadNamed(name string) (*Catalog, error) {
 		}
 		sk = append(sk, item)
 	}
-	return Build(Written().Named(name), c, sk)
+	return Build(Written().Site(site), c, sk)
 }

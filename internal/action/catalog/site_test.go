@@ -87,7 +87,10 @@ func TestLoadNamedFillsEveryText(t *testing.T) {
 			if name != "Acme Docs" || d.ID == IDBundle {
 				continue // the bundle's stamps follow the texts
 			}
-			if want := strings.ReplaceAll(d.Text, schemas.DefaultSiteName, name); a.Text != want || a.Title != strings.ReplaceAll(d.Title, schemas.DefaultSiteName, name) {
+			// The name takes its own article: "a Turn Zero Cloud", "an
+			// Acme Docs" (issue 31).
+			named := strings.NewReplacer("a "+schemas.DefaultSiteName, schemas.WithArticle(name), schemas.DefaultSiteName, name)
+			if want := named.Replace(d.Text); a.Text != want || a.Title != named.Replace(d.Title) {
 				t.Errorf("%s: not the default text with %s in place", d.ID, name)
 			}
 		}

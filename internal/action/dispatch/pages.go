@@ -31,3 +31,25 @@ func (d *Dispatcher) Pages(ctx context.Context, tree string) ([]tzctx.Page, erro
 	}
 	return p.Pages(ctx, tree)
 }
+
+// Summarizer says what is served to a caller, for a front end that tells
+// a caller first what it may read (MCP's instructions). The reader is
+// one.
+type Summarizer interface {
+	// Summary returns each tree the caller of ctx may read in the served
+	// version, with its title, description and page count, and whether
+	// the version holds a library entry the caller may read.
+	Summary(ctx context.Context) ([]tzctx.TreeSummary, bool, error)
+}
+
+// Summary returns what the dispatcher's Trees say is served to the
+// caller of ctx (its identity, tzctx.IdentityFrom), as Trees does;
+// none where the Trees say nothing. It is no call of an action and is
+// not recorded.
+func (d *Dispatcher) Summary(ctx context.Context) ([]tzctx.TreeSummary, bool, error) {
+	s, ok := d.trees.(Summarizer)
+	if !ok {
+		return nil, false, nil
+	}
+	return s.Summary(ctx)
+}

@@ -75,6 +75,9 @@ type Options struct {
 	// texts the actions are defined by (their descriptions, as tools/list
 	// shows them); empty means schemas.DefaultSiteName.
 	SiteName string
+	// SiteTrees are the served trees the contract's texts name
+	// (schemas.Site), nil for the contract's own, as written.
+	SiteTrees []schemas.SiteTree
 }
 
 // NewWith returns the dispatcher with this build's actions registered
@@ -84,7 +87,7 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	if name == "" {
 		name = schemas.DefaultSiteName
 	}
-	c, err := schemas.LoadNamed(name)
+	c, err := schemas.LoadSite(schemas.Site{Name: name, Trees: o.SiteTrees})
 	if err != nil {
 		return nil, err
 	}
