@@ -31,7 +31,9 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-const derivationVersion = 3
+// 4: the links between the pages of a tree of a generator other than
+// Mintlify are served as the served route and the outline's anchor.
+const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to
 // stand for a change of the rules.

@@ -120,6 +120,23 @@ type Tree struct {
 	// naming the file and line; ingest prints them and tzctx check
 	// reports them.
 	Warnings []string
+	// Others are the folders of the site's other locales and versions,
+	// which the site serves and the tree leaves out: a link into one
+	// names no page of the tree but is no broken link, and tzctx check
+	// does not report their files as unlisted.
+	Others []Other
+	// Root is the folder the pages are published from, relative to the
+	// tree folder ("docs", "src"); "" for the tree folder, or where the
+	// format gives none. Links written as absolute file paths resolve
+	// from it.
+	Root string
+}
+
+// Other is a folder of another locale or version of a site: Folder
+// relative to the tree folder, Route the route prefix its pages are
+// served under, each without surrounding slashes.
+type Other struct {
+	Folder, Route string
 }
 
 // Page is one page of a tree's navigation.

@@ -1,0 +1,529 @@
+package ingest
+
+import (
+	"context"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+)
+
+// linkRules are how one documentation generator resolves the links
+// between its pages: its heading slug rule and which link forms name a
+// page.
+type linkRules struct {
+	// slug is the generator's anchor of one heading text, and sep what
+	// joins a repeated slug to its count ("-" for "x-1", "_" for "x_1").
+	slug func(string) string
+	sep  string
+	// urlDir: a page's URL ends with "/" (MkDocs's directory URLs,
+	// Starlight), so a relative route resolves against the page's own
+	// route; otherwise against its folder.
+	urlDir bool
+	// files: a path ending in .md or .mdx names the page of that file,
+	// relative to the linking page's file, or from the docs root where it
+	// begins with "/".
+	files bool
+	// docsRoot: a relative file path not found beside the linking page's
+	// file is looked for from the docs root (Docusaurus).
+	docsRoot bool
+	// html: NAME.html names the page NAME (mdBook, VitePress).
+	html bool
+	// bare: a file path without extension names the page of NAME.md
+	// (VitePress).
+	bare bool
+}
+
+// rulesFor returns the link rules of a format, and false for a format
+// whose links are served as written (Mintlify's are routes already; an
+// llms.txt site's pages are other sites').
+func rulesFor(format string) (linkRules, bool) {
+	switch format {
+	case "mkdocs":
+		return linkRules{slug: pythonMarkdownSlug, sep: "_", urlDir: true, files: true}, true
+	case "mdbook", "gitbook":
+		return linkRules{slug: mdBookSlug, sep: "-", files: true, html: true}, true
+	case "docusaurus":
+		return linkRules{slug: githubSlug, sep: "-", files: true, docsRoot: true}, true
+	case "vitepress":
+		return linkRules{slug: vitePressSlug, sep: "-", files: true, html: true, bare: true}, true
+	case "starlight":
+		return linkRules{slug: githubSlug, sep: "-", urlDir: true}, true
+	case "markdown", "nextra":
+		return linkRules{slug: githubSlug, sep: "-", files: true}, true
+	}
+	return linkRules{}, false
+}
+
+// githubSlug is github-slugger's anchor (Docusaurus, Astro's Starlight,
+// GitHub): A-21's, which the outline gives too.
+func githubSlug(s string) string { return textmap.Anchor(s) }
+
+// pythonMarkdownSlug is Python-Markdown's toc slugify, MkDocs's default:
+// NFKD, non-ASCII dropped, characters other than word characters, spaces
+// and "-" dropped, trimmed, lower-cased, each run of "-" and spaces one
+// "-".
+func pythonMarkdownSlug(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(s) {
+		if r < 0x80 && (r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r)) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return collapse(strings.TrimSpace(b.String()), func(r rune) bool { return r == '-' || unicode.IsSpace(r) })
+}
+
+// mdBookSlug is mdBook's normalize_id: alphanumeric characters, "_" and
+// "-" kept (ASCII letters lower-cased), each white space "-", the rest
+// dropped.
+func mdBookSlug(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || r == '_' || r == '-':
+			if r < 0x80 {
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		case unicode.IsSpace(r):
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// vitePressSpecial is the set of characters @mdit-vue/shared's slugify,
+// VitePress's default, turns into "-" (its rSpecial).
+const vitePressSpecial = " \t\n\r\f\v~`!@#$%^&*()-_+=[]{}|\\;:\"'\u201c\u201d\u2018\u2019<>,.?/"
+
+// vitePressSlug is @mdit-vue/shared's slugify: NFKD, combining marks and
+// control characters dropped, each run of special characters "-",
+// trimmed of "-", a leading digit prefixed with "_", lower-cased; so
+// "build.target" is "build-target".
+func vitePressSlug(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(s) {
+		if r >= 0x300 && r <= 0x36f || r < 0x20 {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := strings.Trim(collapse(b.String(), func(r rune) bool { return strings.ContainsRune(vitePressSpecial, r) || unicode.IsSpace(r) }), "-")
+	if out != "" && out[0] >= '0' && out[0] <= '9' {
+		out = "_" + out
+	}
+	return strings.ToLower(out)
+}
+
+// collapse replaces each run of the characters of sep in s with one "-".
+func collapse(s string, sep func(rune) bool) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		if sep(r) {
+			if !in {
+				b.WriteByte('-')
+			}
+			in = true
+			continue
+		}
+		in = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// headingIDRE matches a heading's trailing attribute list that sets its
+// id ("## Title { #title }", "## Title {#title}"): MkDocs's attr_list,
+// Docusaurus's and VitePress's custom heading ids.
+var headingIDRE = regexp.MustCompile(`\s*\{[ \t]*#([^\s}]+)[^}]*\}\s*$`)
+
+// inlineLinkRE matches an inline link or image whose text is kept for a
+// slug: "[text](target)".
+var inlineLinkRE = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+
+// slugText is a heading's text as the generator's slugger reads it: the
+// rendered text, so a link's target is left out (its text kept), as are
+// emphasis marks and backticks, which every slug rule drops anyway.
+func slugText(text string) string {
+	return textmap.DropTags(inlineLinkRE.ReplaceAllString(text, "$1"))
+}
+
+// linkPage is what the resolver knows of one listed page.
+type linkPage struct {
+	path, file, route string
+	// anchors maps each anchor the generator gives the page (a heading's
+	// slug or explicit id, an id attribute, a heading of an imported
+	// snippet), lower-cased, to the anchor the outline gives that heading;
+	// "" where the outline lists no such heading (a level-1 heading, an
+	// id attribute elsewhere on the page).
+	anchors map[string]string
+}
+
+// linkPageOf derives the resolver's facts of a page from its copy.
+// Snippets it imports (MDX "import X from './x.md'") are read through dir
+// for their headings' anchors, where dir is not nil.
+func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, p *loadedPage) linkPage {
+	lp := linkPage{path: p.Path, file: p.file, route: p.Route, anchors: map[string]string{}}
+	outline := outlineAnchors(p.headings)
+	seen := map[string]int{}
+	oi := 0
+	for _, h := range p.scan.Headings {
+		out := ""
+		if h.Depth >= 2 && oi < len(outline) {
+			out = outline[oi]
+			oi++
+		}
+		// An explicit id replaces the slug; it is taken, so a later
+		// heading of the same slug is counted on.
+		if m := headingIDRE.FindStringSubmatch(h.Text); m != nil {
+			setAnchor(lp.anchors, m[1], out)
+			seen[m[1]] = 0
+			continue
+		}
+		base := rules.slug(slugText(h.Text))
+		a := base
+		if n, dup := seen[base]; dup {
+			for {
+				n++
+				a = base + rules.sep + strconv.Itoa(n)
+				if _, taken := seen[a]; !taken {
+					break
+				}
+			}
+			seen[base] = n
+		}
+		seen[a] = 0
+		setAnchor(lp.anchors, a, out)
+	}
+	for _, m := range quotedHeadingRE.FindAllStringSubmatch(p.copy, -1) {
+		setAnchor(lp.anchors, rules.slug(slugText(m[1])), "")
+	}
+	for _, m := range idAttrRE.FindAllStringSubmatch(p.copy, -1) {
+		setAnchor(lp.anchors, m[1], "")
+	}
+	if dir != nil {
+		for _, m := range snippetImportRE.FindAllStringSubmatch(p.copy, -1) {
+			name := m[1]
+			if !strings.HasPrefix(name, "/") {
+				name = path.Join(path.Dir(p.file), name)
+			}
+			name = path.Clean(strings.TrimPrefix(name, "/"))
+			if name == ".." || strings.HasPrefix(name, "../") {
+				continue
+			}
+			raw, err := dir.ReadFile(ctx, name, DefaultMaxPageBytes)
+			if err != nil {
+				continue
+			}
+			for _, h := range textmap.Scan(string(raw)).Headings {
+				setAnchor(lp.anchors, rules.slug(slugText(h.Text)), "")
+			}
+		}
+	}
+	return lp
+}
+
+// setAnchor records a generator's anchor of a page unless an earlier
+// heading gave it.
+func setAnchor(m map[string]string, anchor, outline string) {
+	k := strings.ToLower(anchor)
+	if _, ok := m[k]; !ok && k != "" {
+		m[k] = outline
+	}
+}
+
+// quotedHeadingRE matches a heading inside a block quote ("> ### The
+// Stack and the Heap"), which every generator anchors and the outline,
+// listing the page's own headings, does not list.
+var quotedHeadingRE = regexp.MustCompile(`(?m)^ {0,3}(?:> ?)+#{1,6}[ \t]+(.+?)[ \t#]*$`)
+
+// idAttrRE matches an explicit id attribute, an anchor a heading need not
+// give.
+var idAttrRE = regexp.MustCompile(`\bid=["']([^"']+)["']`)
+
+// snippetImportRE matches an MDX import of a snippet file, whose headings
+// are rendered into the page that imports it.
+var snippetImportRE = regexp.MustCompile(`(?m)^import\s+\w+\s+from\s+['"]([^'"]+\.mdx?)['"]`)
+
+// outlineAnchors returns the anchors the outline gives a page's headings
+// (those of depth 2 or more, in page order). The outline and the link
+// rewriting both take them from here, so a rewritten link names an
+// anchor the outline lists.
+func outlineAnchors(hs []tzctx.Heading) []string {
+	th := make([]textmap.Heading, len(hs))
+	for i, h := range hs {
+		th[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset}
+	}
+	return textmap.Anchors(th)
+}
+
+// Resolver resolves the links of one tree's pages as the tree's
+// generator resolves them. Ingest rewrites the links of the served text
+// with it and tzctx check lints the links with it, so the two never
+// disagree.
+type Resolver struct {
+	rules  linkRules
+	tree   string
+	pages  []linkPage
+	byFile map[string]int
+	byKey  map[string]int
+	// others are the site's other locales and versions.
+	others []source.Other
+	// root is the folder the pages are published from, relative to the
+	// tree folder, as the Source read it; "" where it gives none, and
+	// each page's is then the part of its file before its path.
+	root string
+}
+
+// newResolver returns the resolver of a tree of a format, or nil for a
+// format whose links are served as written.
+func newResolver(format, tree, root string, pages []linkPage, others []source.Other) *Resolver {
+	rules, ok := rulesFor(format)
+	if !ok {
+		return nil
+	}
+	r := &Resolver{rules: rules, tree: tree, pages: pages, byFile: map[string]int{}, byKey: map[string]int{}, others: others, root: strings.Trim(path.Clean(root), "./")}
+	for i, p := range pages {
+		r.byFile[p.file] = i
+		if _, dup := r.byKey[linkKey(tree, p.route)]; !dup {
+			r.byKey[linkKey(tree, p.route)] = i
+		}
+	}
+	return r
+}
+
+// LinkStatus is what a link target resolves to.
+type LinkStatus int
+
+// The statuses of a resolved link.
+const (
+	// LinkPage: the target names a listed page, and its fragment, if
+	// any, one of the page's anchors.
+	LinkPage LinkStatus = iota
+	// LinkNoAnchor: the target names a listed page, but its fragment
+	// none of the page's anchors.
+	LinkNoAnchor
+	// LinkBroken: the target names no page.
+	LinkBroken
+	// LinkElsewhere: the target is no page of this tree to check: an
+	// external address, a file that is no page (an image), a page of
+	// another locale or version of the site, or a path that leaves the
+	// folder the pages are published from.
+	LinkElsewhere
+)
+
+// Resolution is a resolved link: its status, and for a page, its route
+// and the anchor the outline gives the heading the fragment names ("" for
+// none), or the fragment as written where the outline lists no heading it
+// names.
+type Resolution struct {
+	Status LinkStatus
+	Route  string
+	Anchor string
+	// File is the file of the page (relative to the tree folder).
+	File string
+}
+
+// Target is the resolved link written as a served route, with the anchor
+// where there is one.
+func (r Resolution) Target() string {
+	if r.Anchor == "" {
+		return tzctx.LinkTarget(r.Route)
+	}
+	return tzctx.LinkTarget(r.Route + "#" + r.Anchor)
+}
+
+// externalLinkRE matches a target with a URI scheme (https:, mailto:).
+var externalLinkRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
+
+// Resolve resolves a link target written on the page of file from (as
+// listed; relative to the tree folder).
+func (r *Resolver) Resolve(from, target string) Resolution {
+	fi, ok := r.byFile[from]
+	if !ok || externalLinkRE.MatchString(target) || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "{") {
+		return Resolution{Status: LinkElsewhere}
+	}
+	p := &r.pages[fi]
+	target, frag, hasFrag := strings.Cut(target, "#")
+	if j := strings.IndexByte(target, '?'); j >= 0 {
+		target = target[:j]
+	}
+	if u, err := url.PathUnescape(target); err == nil {
+		target = u
+	}
+	to := fi
+	if target != "" {
+		var st LinkStatus
+		to, st = r.page(p, target)
+		if st != LinkPage {
+			return Resolution{Status: st}
+		}
+	}
+	tp := &r.pages[to]
+	res := Resolution{Status: LinkPage, Route: tp.route, File: tp.file}
+	if !hasFrag || frag == "" {
+		return res
+	}
+	if u, err := url.PathUnescape(frag); err == nil {
+		frag = u
+	}
+	out, ok := tp.anchors[strings.ToLower(frag)]
+	switch {
+	case !ok:
+		res.Status, res.Anchor = LinkNoAnchor, frag
+	case out == "":
+		res.Anchor = frag
+	default:
+		res.Anchor = out
+	}
+	return res
+}
+
+// page finds the listed page a link's path names.
+func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
+	root := r.docsRoot(from)
+	seg := path.Base(target)
+	ext := strings.ToLower(path.Ext(seg))
+	abs := strings.HasPrefix(target, "/")
+	var files []string
+	fileBase := func(t string) []string {
+		if strings.HasPrefix(t, "/") {
+			return []string{path.Join(root, t)}
+		}
+		out := []string{path.Join(path.Dir(from.file), t)}
+		if r.rules.docsRoot {
+			out = append(out, path.Join(root, t))
+		}
+		return out
+	}
+	switch {
+	case ext == ".md" || ext == ".mdx":
+		if !r.rules.files {
+			break
+		}
+		files = fileBase(target)
+	case ext == ".html" && r.rules.html:
+		stem := strings.TrimSuffix(target, path.Ext(target))
+		for _, f := range fileBase(stem) {
+			files = append(files, f+".md", f+".mdx")
+			if path.Base(f) == "index" {
+				files = append(files, path.Join(path.Dir(f), "README.md"))
+			}
+		}
+	case len(ext) > 1 && ext != seg && seg != "..":
+		return 0, LinkElsewhere // an image, a download
+	default:
+		// A route: absolute from the site's root, relative from the
+		// page's URL.
+		var p string
+		if abs {
+			p = target
+		} else {
+			base := strings.TrimSuffix(strings.TrimSuffix(from.path, "index"), "/")
+			if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
+				base = path.Dir(from.path)
+			}
+			p = "/" + path.Join(base, target)
+		}
+		if i, ok := r.byKey[linkKey(r.tree, p)]; ok {
+			return i, LinkPage
+		}
+		if r.rules.bare {
+			for _, f := range fileBase(strings.TrimSuffix(target, "/")) {
+				files = append(files, f+".md", f+"/index.md")
+			}
+		}
+		if r.other(strings.Trim(p, "/"), false) {
+			return 0, LinkElsewhere
+		}
+	}
+	for _, f := range files {
+		if i, ok := r.byFile[path.Clean(f)]; ok {
+			return i, LinkPage
+		}
+	}
+	for _, f := range files {
+		if r.other(path.Clean(f), true) {
+			return 0, LinkElsewhere
+		}
+	}
+	if !abs && leavesFolder(from.file, root, target) {
+		return 0, LinkElsewhere
+	}
+	return 0, LinkBroken
+}
+
+// other reports whether a route (without slashes around it) or a file
+// (relative to the tree folder) is of another locale or version of the
+// site.
+func (r *Resolver) other(p string, file bool) bool {
+	for _, o := range r.others {
+		pre := o.Route
+		if file {
+			pre = o.Folder
+		}
+		if pre != "" && (p == pre || strings.HasPrefix(p, pre+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// docsRoot is the folder the pages are published from, as a prefix of a
+// page's file: the part of its file before its path ("docs/" for MkDocs,
+// "src/" for mdBook, "" for the tree folder).
+func (r *Resolver) docsRoot(from *linkPage) string {
+	if r.root != "" {
+		return r.root + "/"
+	}
+	f := from.file
+	if from.path == "index" {
+		if root := path.Dir(f) + "/"; root != "./" {
+			return root
+		}
+		return ""
+	}
+	stem := strings.TrimSuffix(f, path.Ext(f))
+	for _, suf := range []string{from.path, from.path + "/index", from.path + "/README"} {
+		if strings.HasSuffix(stem, suf) {
+			return strings.TrimSuffix(stem, suf)
+		}
+	}
+	return ""
+}
+
+// leavesFolder reports whether a relative link target leaves the folder
+// the pages are published from ("../std/index.html" from the top of an
+// mdBook): it names a page of another site on the same host.
+func leavesFolder(file, root, target string) bool {
+	root = strings.TrimSuffix(root, "/")
+	j := path.Join(path.Dir(file), target)
+	if root == "" {
+		return j == ".." || strings.HasPrefix(j, "../")
+	}
+	return j != root && !strings.HasPrefix(j, root+"/")
+}
+
+// Anchors returns the anchors the generator gives the page of a file,
+// lower-cased, in no order.
+func (r *Resolver) Anchors(file string) []string {
+	i, ok := r.byFile[file]
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(r.pages[i].anchors))
+	for a := range r.pages[i].anchors {
+		out = append(out, a)
+	}
+	return out
+}
