@@ -433,7 +433,7 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 			if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
 				base = path.Dir(from.path)
 			}
-			p = "/" + path.Join(base, target)
+			p = "/" + strings.TrimPrefix(path.Join(base, target), ".")
 		}
 		if i, ok := r.byKey[linkKey(r.tree, p)]; ok {
 			return i, LinkPage

@@ -361,3 +361,30 @@ func TestCheckCorpora(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckDocsHouseRulesOnlyWhenAsked: on a VitePress tree check resolves
+// an anchor by VitePress's slug rule, holds the pages to the house rules
+// (CTX-08) only with --rules ctx-08, and does not report another locale's
+// files as unlisted.
+func TestCheckDocsHouseRulesOnlyWhenAsked(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docs/.vitepress/config.ts":    "export default { locales: { root: { label: 'English' }, fr: { label: 'Français' } }, themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+		"docs/guide/features.md":       "# Features\nSee [target](/config/build-options#build-target); the code is in src/main.rs.\n",
+		"docs/config/build-options.md": "# Build\n## build.target\n",
+		"docs/fr/guide/features.md":    "# Fonctionnalités\n",
+	})
+	dir := filepath.Join(site, "docs")
+	r := runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir)
+	if r.err != nil || strings.Contains(r.stdout, "broken-anchor") || strings.Contains(r.stdout, "ctx-08") || strings.Contains(r.stdout, "unlisted") {
+		t.Errorf("check without --rules: %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	r = runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir, "--rules", "ctx-08")
+	if !strings.Contains(r.stdout, "ctx-08-repo-path") {
+		t.Errorf("check --rules ctx-08 does not report the repository path:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir, "--rules", "house")
+	if r.err == nil || !strings.Contains(r.err.Error(), "ctx-08") {
+		t.Errorf("--rules house: %v, want a refusal naming ctx-08", r.err)
+	}
+}
