@@ -279,8 +279,8 @@ type loadedTree struct {
 	// others are the folders of the site's other locales and versions
 	// (source.Tree.Others).
 	others []source.Other
-	// root is the folder the pages are published from (source.Tree.Root).
-	root string
+	// site is what the link resolver needs of the site besides its pages.
+	site siteFacts
 	// links, where set, rewrites the links of each page as it is read
 	// (Run); checkLinks is the resolver of the pages as written, for
 	// tzctx check (Check).

@@ -226,7 +226,7 @@ func treeResolver(ctx context.Context, t *loadedTree, dir *sitefs.Folder, pages 
 	for i := range pages {
 		lps[i] = linkPageOf(ctx, rules, dir, &pages[i])
 	}
-	return newResolver(t.format, t.name, t.root, lps, t.others)
+	return newResolver(t.format, t.name, t.site, lps)
 }
 
 // gatherLinks reads every page of a tree once, before ingest writes any,
@@ -250,5 +250,5 @@ func gatherLinks(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src Tre
 		}
 		lps = append(lps, linkPageOf(ctx, rules, dir, p))
 	}
-	return newResolver(t.format, t.name, t.root, lps, t.others), nil
+	return newResolver(t.format, t.name, t.site, lps), nil
 }

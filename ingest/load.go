@@ -136,7 +136,8 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation, others: nav.Others, root: nav.Root}
+		format: format.Format(), navigation: nav.Navigation, others: nav.Others,
+		site: siteFacts{root: nav.Root, routeBase: nav.RouteBase, others: nav.Others, redirects: nav.Redirects}}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}

@@ -34,7 +34,8 @@ type linkRules struct {
 	// begins with "/".
 	files bool
 	// docsRoot: a relative file path not found beside the linking page's
-	// file is looked for from the docs root (Docusaurus).
+	// file, and not written from "./" or "../", is looked for from the
+	// docs root (Docusaurus's resolveMarkdownLinkPathname).
 	docsRoot bool
 	// html: NAME.html names the page NAME (mdBook, VitePress).
 	html bool
@@ -267,6 +268,14 @@ func outlineAnchors(hs []tzctx.Heading) []string {
 	return textmap.Anchors(th)
 }
 
+// siteFacts are what a tree's Source read of the site that the resolver
+// needs besides its pages.
+type siteFacts struct {
+	root, routeBase string
+	others          []source.Other
+	redirects       []source.Redirect
+}
+
 // Resolver resolves the links of one tree's pages as the tree's
 // generator resolves them. Ingest rewrites the links of the served text
 // with it and tzctx check lints the links with it, so the two never
@@ -283,16 +292,23 @@ type Resolver struct {
 	// tree folder, as the Source read it; "" where it gives none, and
 	// each page's is then the part of its file before its path.
 	root string
+	// routeBase is the path the site serves the pages under
+	// (source.Tree.RouteBase).
+	routeBase string
+	// redirects are the site's redirects, followed for a route that names
+	// no page.
+	redirects []source.Redirect
 }
 
 // newResolver returns the resolver of a tree of a format, or nil for a
 // format whose links are served as written.
-func newResolver(format, tree, root string, pages []linkPage, others []source.Other) *Resolver {
+func newResolver(format, tree string, nav siteFacts, pages []linkPage) *Resolver {
 	rules, ok := rulesFor(format)
 	if !ok {
 		return nil
 	}
-	r := &Resolver{rules: rules, tree: tree, pages: pages, byFile: map[string]int{}, byKey: map[string]int{}, others: others, root: strings.Trim(path.Clean(root), "./")}
+	r := &Resolver{rules: rules, tree: tree, pages: pages, byFile: map[string]int{}, byKey: map[string]int{},
+		others: nav.others, root: strings.Trim(path.Clean(nav.root), "./"), routeBase: strings.Trim(nav.routeBase, "/"), redirects: nav.redirects}
 	for i, p := range pages {
 		r.byFile[p.file] = i
 		if _, dup := r.byKey[linkKey(tree, p.route)]; !dup {
@@ -398,10 +414,12 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 	var files []string
 	fileBase := func(t string) []string {
 		if strings.HasPrefix(t, "/") {
-			return []string{path.Join(root, t)}
+			return []string{path.Join(root, strings.TrimPrefix(t, "/"))}
 		}
 		out := []string{path.Join(path.Dir(from.file), t)}
-		if r.rules.docsRoot {
+		// Docusaurus looks for "file.md", never for "./file.md" or
+		// "../file.md", from the docs root too.
+		if r.rules.docsRoot && !strings.HasPrefix(t, "./") && !strings.HasPrefix(t, "../") {
 			out = append(out, path.Join(root, t))
 		}
 		return out
@@ -425,16 +443,7 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 	default:
 		// A route: absolute from the site's root, relative from the
 		// page's URL.
-		var p string
-		if abs {
-			p = target
-		} else {
-			base := strings.TrimSuffix(strings.TrimSuffix(from.path, "index"), "/")
-			if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
-				base = path.Dir(from.path)
-			}
-			p = "/" + strings.TrimPrefix(path.Join(base, target), ".")
-		}
+		p := r.route(from, target)
 		if i, ok := r.byKey[linkKey(r.tree, p)]; ok {
 			return i, LinkPage
 		}
@@ -457,10 +466,37 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 			return 0, LinkElsewhere
 		}
 	}
+	// A route or an old page's .html the site redirects.
+	if ext == "" || ext == ".html" && r.rules.html {
+		if dest, moved := FollowRedirects(r.redirects, strings.TrimSuffix(r.route(from, target), ".html")); moved {
+			if externalLinkRE.MatchString(dest) {
+				return 0, LinkElsewhere
+			}
+			if i, ok := r.byKey[linkKey(r.tree, dest)]; ok {
+				return i, LinkPage
+			}
+		}
+	}
 	if !abs && leavesFolder(from.file, root, target) {
 		return 0, LinkElsewhere
 	}
 	return 0, LinkBroken
+}
+
+// route is a link target written as a route, absolute from the site's
+// root (less the site's route base) or relative to the linking page's URL.
+func (r *Resolver) route(from *linkPage, target string) string {
+	if strings.HasPrefix(target, "/") {
+		if b := r.routeBase; b != "" && (target == "/"+b || strings.HasPrefix(target, "/"+b+"/")) {
+			return strings.TrimPrefix(target, "/"+b)
+		}
+		return target
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(from.path, "index"), "/")
+	if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
+		base = path.Dir(from.path)
+	}
+	return "/" + strings.TrimPrefix(path.Join(base, target), ".")
 }
 
 // other reports whether a route (without slashes around it) or a file

@@ -35,7 +35,7 @@ func TestSlugRules(t *testing.T) {
 // fixturePage is one page of a resolver fixture: its path, file and copy.
 type fixturePage struct{ path, file, copy string }
 
-func fixtureResolver(t *testing.T, format, root string, pages []fixturePage, others []source.Other) *Resolver {
+func fixtureResolver(t *testing.T, format string, site siteFacts, pages []fixturePage) *Resolver {
 	t.Helper()
 	rules, _ := rulesFor(format)
 	var lps []linkPage
@@ -44,7 +44,7 @@ func fixtureResolver(t *testing.T, format, root string, pages []fixturePage, oth
 		p := &loadedPage{Page: tzctx.Page{Path: fp.path, Route: tzctx.RouteOf("d", fp.path)}, copy: fp.copy, scan: m, file: fp.file, headings: outlineHeadings(m)}
 		lps = append(lps, linkPageOf(context.Background(), rules, nil, p))
 	}
-	return newResolver(format, "d", root, lps, others)
+	return newResolver(format, "d", site, lps)
 }
 
 // TestResolveLinkForms resolves each link form a generator resolves to the
@@ -57,10 +57,11 @@ func TestResolveLinkForms(t *testing.T) {
 		served       string
 	}
 	for _, c := range []struct {
-		name, format, root string
-		pages              []fixturePage
-		others             []source.Other
-		links              []want
+		name, format, root, routeBase string
+		pages                         []fixturePage
+		others                        []source.Other
+		redirects                     []source.Redirect
+		links                         []want
 	}{
 		{name: "vitepress", format: "vitepress", root: "docs", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
@@ -79,7 +80,7 @@ func TestResolveLinkForms(t *testing.T) {
 			{"docs/guide/features.md", "https://vite.dev/guide/", LinkElsewhere, ""},
 			{"docs/guide/features.md", "/logo.svg", LinkElsewhere, ""},
 		}},
-		{name: "docusaurus: relative, docs root, route by id", format: "docusaurus", root: "docs", pages: []fixturePage{
+		{name: "docusaurus: relative, docs root, route by id", format: "docusaurus", root: "docs", routeBase: "docs", pages: []fixturePage{
 			{"api/store", "docs/api/Store.md", "# Store\n### dispatch(action)\n"},
 			{"usage/troubleshooting", "docs/usage/Troubleshooting.md", "# Troubleshooting\n"},
 		}, links: []want{
@@ -87,7 +88,9 @@ func TestResolveLinkForms(t *testing.T) {
 			{"docs/usage/Troubleshooting.md", "../api/Store.md", LinkPage, "/d/api/store/"},
 			{"docs/usage/Troubleshooting.md", "/api/store#dispatchaction", LinkPage, "/d/api/store/#dispatchaction"},
 			{"docs/usage/Troubleshooting.md", "../api/store", LinkPage, "/d/api/store/"},
+			{"docs/usage/Troubleshooting.md", "/docs/api/store#dispatchaction", LinkPage, "/d/api/store/#dispatchaction"},
 			{"docs/usage/Troubleshooting.md", "Nope.md", LinkBroken, ""},
+			{"docs/usage/Troubleshooting.md", "./api/Store.md", LinkBroken, ""},
 		}},
 		{name: "mkdocs: attribute-list ids, directory URLs", format: "mkdocs", root: "docs", pages: []fixturePage{
 			{"index", "docs/index.md", "# FastAPI { #fastapi }\n## Install { #install }\n## Run it\n## Run it\n"},
@@ -100,13 +103,22 @@ func TestResolveLinkForms(t *testing.T) {
 			{"docs/index.md", "tutorial/first-steps.md", LinkPage, "/d/tutorial/first-steps/"},
 			{"docs/index.md", "tutorial/first-steps/", LinkPage, "/d/tutorial/first-steps/"},
 		}},
-		{name: "mdbook: .html, block-quote headings, leaving the book", format: "mdbook", root: "src", pages: []fixturePage{
+		{name: "mdbook: .html, block-quote headings, redirects, leaving the book", format: "mdbook", root: "src", redirects: []source.Redirect{{Source: "/ch04-old", Destination: "ch04"}}, pages: []fixturePage{
 			{"ch04", "src/ch04.md", "# Ownership\n> ### The Stack and the Heap\n## Rules\n"},
 			{"ch03", "src/ch03.md", "# Types\n"},
 		}, links: []want{
 			{"src/ch03.md", "ch04.html#the-stack-and-the-heap", LinkPage, "/d/ch04/#the-stack-and-the-heap"},
 			{"src/ch03.md", "ch04.md#rules", LinkPage, "/d/ch04/#rules"},
 			{"src/ch03.md", "../std/index.html", LinkElsewhere, ""},
+			{"src/ch03.md", "ch04-old.html#rules", LinkPage, "/d/ch04/#rules"},
+		}},
+		{name: "markdown at the tree folder's root", format: "markdown", pages: []fixturePage{
+			{"guide/setup", "guide/setup.md", "# Setup\n## Install it\n"},
+			{"index", "index.md", "# Home\n"},
+		}, links: []want{
+			{"index.md", "/guide/setup.md#install-it", LinkPage, "/d/guide/setup/#install-it"},
+			{"index.md", "guide/setup.md", LinkPage, "/d/guide/setup/"},
+			{"guide/setup.md", "../index.md", LinkPage, "/d/"},
 		}},
 		{name: "starlight: routes only, other locales", format: "starlight", root: "src/content/docs", pages: []fixturePage{
 			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
@@ -119,7 +131,7 @@ func TestResolveLinkForms(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := fixtureResolver(t, c.format, c.root, c.pages, c.others)
+			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, redirects: c.redirects}, c.pages)
 			for _, l := range c.links {
 				res := r.Resolve(l.from, l.target)
 				got := ""
@@ -137,10 +149,10 @@ func TestResolveLinkForms(t *testing.T) {
 // TestRewriteLinks rewrites the links of a copy in place, leaving code,
 // comments, headings and what resolves to nothing as written.
 func TestRewriteLinks(t *testing.T) {
-	r := fixtureResolver(t, "vitepress", "docs", []fixturePage{
+	r := fixtureResolver(t, "vitepress", siteFacts{root: "docs"}, []fixturePage{
 		{"guide/index", "docs/guide/index.md", "# Guide\n"},
 		{"config/shared-options", "docs/config/shared-options.md", "# Shared\n## base\n"},
-	}, nil)
+	})
 	in := "See [base](/config/shared-options.md#base) and [gone](/gone).\n" +
 		"`[code](/config/shared-options.md)`\n```\n[fenced](/config/shared-options.md)\n```\n" +
 		"## [In a heading](/config/shared-options.md)\n[ref]: ../config/shared-options <title>\n" +

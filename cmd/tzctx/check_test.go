@@ -388,3 +388,24 @@ func TestCheckDocsHouseRulesOnlyWhenAsked(t *testing.T) {
 		t.Errorf("--rules house: %v, want a refusal naming ctx-08", r.err)
 	}
 }
+
+// TestCheckDocusaurusLinks: on a Docusaurus tree check resolves a file
+// link from the docs root and a route under routeBasePath as Docusaurus
+// does, reports a fragment that names no heading, and does not report a
+// "_" partial or a versioned doc as unlisted.
+func TestCheckDocusaurusLinks(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docusaurus.config.js":              "module.exports = { presets: [['classic', { docs: { sidebarPath: './sidebars.js' } }]] }\n",
+		"sidebars.js":                       "module.exports = { docs: ['intro', 'api/store', 'usage/Troubleshooting'] }\n",
+		"docs/intro.md":                     "# Intro\nSee [dispatch](/docs/api/store#dispatchaction).\n",
+		"docs/api/Store.md":                 "---\nid: store\n---\n# Store\n### dispatch(action)\n",
+		"docs/usage/Troubleshooting.md":     "# Troubleshooting\nCall [`dispatch`](api/Store.md#dispatchaction), not [this](api/Store.md#dispatch).\n",
+		"docs/_Partial.mdx":                 "A partial.\n",
+		"versioned_docs/version-1/intro.md": "# Intro 1\n",
+	})
+	r := runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+site)
+	if strings.Count(r.stdout, "broken-") != 1 || !strings.Contains(r.stdout, "Troubleshooting.md:2: broken-anchor: the anchor #dispatch names no heading") || strings.Contains(r.stdout, "unlisted") {
+		t.Errorf("check: want one broken anchor, #dispatch, and nothing unlisted; got %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+}

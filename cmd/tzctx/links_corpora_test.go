@@ -133,3 +133,31 @@ func isFile(target string) bool {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(target, "/")))
 	return ext != "" && ext != ".md" && ext != ".mdx" && ext != ".html"
 }
+
+// TestServedLinksRewritten: a VitePress tree's served page links another
+// page by its served route and the outline's anchor of the heading the
+// link names (VitePress slugs "build.target" to "build-target", the
+// outline anchors it "buildtarget"); the route reads as page, the anchor
+// is the outline's; a link to nothing and an external link stay as
+// written.
+func TestServedLinksRewritten(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docs/.vitepress/config.ts":    "export default { themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+		"docs/guide/features.md":       "# Features\nSee [target](/config/build-options.md#build-target), [gone](./gone.md) and [site](https://vite.dev/).\n",
+		"docs/config/build-options.md": "# Build\n## build.target\n",
+	})
+	data := t.TempDir()
+	mustCLI(t, data, "ingest", "--tree", "tzdocs="+filepath.Join(site, "docs"), "--version", "v", "--activate")
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": "guide/features"})
+	want := "See [target](/tzdocs/config/build-options/#buildtarget), [gone](./gone.md) and [site](https://vite.dev/)."
+	if !strings.Contains(text, want) {
+		t.Fatalf("served page:\n%s\nwant it to hold %q", text, want)
+	}
+	mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/config/build-options/"})
+	outline, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "part": "outline"})
+	if !strings.Contains(outline, "(/tzdocs/config/build-options/#buildtarget)") {
+		t.Errorf("the outline does not list #buildtarget:\n%s", outline)
+	}
+}

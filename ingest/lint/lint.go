@@ -24,7 +24,6 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
-	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
@@ -235,7 +234,6 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 	for _, w := range t.Warnings {
 		res.Warnings = append(res.Warnings, navWarning(site, t, w))
 	}
-	rs := redirects(t.Redirects)
 	byFile := map[string]*ingest.PageReport{}
 	for i := range t.Pages {
 		byFile[t.Pages[i].File] = &t.Pages[i]
@@ -287,7 +285,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 					to, ok = resolveFile(byFile, p, target)
 				}
 				if !ok {
-					if dest, moved := rs.follow(strings.TrimSuffix(target, ".html")); moved {
+					if dest, moved := ingest.FollowRedirects(t.Redirects, strings.TrimSuffix(target, ".html")); moved {
 						if externalRE.MatchString(dest) {
 							continue
 						}
@@ -632,48 +630,6 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 	return a
 }
 
-// redirects are a tree's redirects, as its Source read them.
-type redirects []source.Redirect
-
-// follow returns where target redirects to, following up to eight
-// redirects; a ":name*" wildcard at the end of a source carries the rest
-// of the target to the destination's.
-func (rs redirects) follow(target string) (string, bool) {
-	norm := func(s string) string { return "/" + strings.Trim(s, "/") }
-	cur, moved := norm(target), false
-	for range 8 {
-		next := ""
-		for _, r := range rs {
-			src := norm(r.Source)
-			if i := strings.LastIndex(src, "/:"); i >= 0 && strings.HasSuffix(src, "*") && !strings.Contains(src[i+2:len(src)-1], "/") {
-				prefix := src[:i]
-				if cur == prefix || strings.HasPrefix(cur, prefix+"/") {
-					rest := strings.TrimPrefix(strings.TrimPrefix(cur, prefix), "/")
-					dest := r.Destination
-					if j := strings.LastIndex(dest, "/:"); j >= 0 && strings.HasSuffix(dest, "*") {
-						dest = dest[:j] + "/" + rest
-					}
-					next = dest
-					break
-				}
-				continue
-			}
-			if src == cur {
-				next = r.Destination
-				break
-			}
-		}
-		if next == "" {
-			break
-		}
-		if externalRE.MatchString(next) {
-			return next, true
-		}
-		cur, moved = norm(next), true
-	}
-	return cur, moved
-}
-
 // someAnchors names up to five anchors of a set, sorted, for a message.
 func someAnchors(a map[string]bool) string {
 	var all []string
@@ -701,6 +657,13 @@ func other(t *ingest.TreeReport, rel string) bool {
 	return false
 }
 
+// partial reports whether a file or folder name is one the tree's
+// generator never makes a page of: Docusaurus's and Astro's "_" prefix
+// (partials imported into pages).
+func partial(t *ingest.TreeReport, name string) bool {
+	return (t.Format == "docusaurus" || t.Format == "starlight") && strings.HasPrefix(name, "_")
+}
+
 // unlisted returns a warning for each page file (.md or .mdx) below the
 // tree folder that is not a listed page's file. Hidden folders,
 // node_modules and the top-level snippets folder (Mintlify's, for files
@@ -720,9 +683,12 @@ func unlisted(site string, t *ingest.TreeReport) []finding.Finding {
 		rel, _ := filepath.Rel(t.Dir, f)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || rel == "snippets" || other(t, rel)) {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || rel == "snippets" || other(t, rel) || partial(t, d.Name())) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if partial(t, d.Name()) {
 			return nil
 		}
 		ext := path.Ext(rel)

@@ -95,6 +95,10 @@ func (Docusaurus) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*
 		docsPath = s
 	}
 	r.docsDir = path.Clean(path.Join(cfgDir, docsPath))
+	r.tree.RouteBase = "docs"
+	if s, ok := jsStr(docsOpts.Get("routeBasePath")); ok {
+		r.tree.RouteBase = strings.Trim(s, "/")
+	}
 	// The site's other versions and translations: files a link may name,
 	// not pages of this tree.
 	r.tree.Others = append(r.tree.Others, Other{Folder: path.Join(cfgDir, "versioned_docs")}, Other{Folder: path.Join(cfgDir, "i18n")})

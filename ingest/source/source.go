@@ -130,6 +130,11 @@ type Tree struct {
 	// format gives none. Links written as absolute file paths resolve
 	// from it.
 	Root string
+	// RouteBase is the path the site serves the pages under, which the
+	// tree's base path replaces (Docusaurus's routeBasePath, default
+	// "docs"), without surrounding slashes: a link to "/docs/x" names the
+	// page x.
+	RouteBase string
 }
 
 // Other is a folder of another locale or version of a site: Folder
