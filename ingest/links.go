@@ -217,14 +217,14 @@ func maskInline(line string) string {
 
 // treeResolver builds the resolver of a tree from its loaded pages, or
 // returns nil for a format whose links are served as written.
-func treeResolver(ctx context.Context, t *loadedTree, dir *sitefs.Folder, pages []loadedPage) *Resolver {
+func treeResolver(ctx context.Context, t *loadedTree, dir *sitefs.Folder, maxBytes int64, pages []loadedPage) *Resolver {
 	rules, ok := rulesFor(t.format)
 	if !ok {
 		return nil
 	}
 	lps := make([]linkPage, len(pages))
 	for i := range pages {
-		lps[i] = linkPageOf(ctx, rules, dir, &pages[i])
+		lps[i] = linkPageOf(ctx, rules, dir, maxBytes, &pages[i])
 	}
 	return newResolver(t.format, t.name, t.site, lps)
 }
@@ -248,7 +248,7 @@ func gatherLinks(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src Tre
 		if err != nil {
 			return nil, err
 		}
-		lps = append(lps, linkPageOf(ctx, rules, dir, p))
+		lps = append(lps, linkPageOf(ctx, rules, dir, opts.MaxPageBytes, p))
 	}
 	return newResolver(t.format, t.name, t.site, lps), nil
 }

@@ -37,7 +37,7 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 		}
 		err = readPages(ctx, t, dir, s, pages, opts, nil)
 		if err == nil {
-			t.checkLinks = treeResolver(ctx, t, dir, t.pages)
+			t.checkLinks = treeResolver(ctx, t, dir, opts.MaxPageBytes, t.pages)
 		}
 		if err == nil {
 			err = compose(ctx, t, dir, opts.MaxLLMSBytes, true)

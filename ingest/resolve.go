@@ -171,9 +171,10 @@ type linkPage struct {
 }
 
 // linkPageOf derives the resolver's facts of a page from its copy.
-// Snippets it imports (MDX "import X from './x.md'") are read through dir
-// for their headings' anchors, where dir is not nil.
-func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, p *loadedPage) linkPage {
+// Snippets it imports (MDX "import X from './x.md'") are read through dir,
+// where it is not nil, within the bound of a page's bytes, for their
+// headings' anchors.
+func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxBytes int64, p *loadedPage) linkPage {
 	lp := linkPage{path: p.Path, file: p.file, route: p.Route, anchors: map[string]string{}}
 	outline := outlineAnchors(p.headings)
 	seen := map[string]int{}
@@ -222,7 +223,7 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, p *loa
 			if name == ".." || strings.HasPrefix(name, "../") {
 				continue
 			}
-			raw, err := dir.ReadFile(ctx, name, DefaultMaxPageBytes)
+			raw, err := dir.ReadFile(ctx, name, maxBytes)
 			if err != nil {
 				continue
 			}

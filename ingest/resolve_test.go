@@ -2,10 +2,14 @@ package ingest
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 )
@@ -42,7 +46,7 @@ func fixtureResolver(t *testing.T, format string, site siteFacts, pages []fixtur
 	for _, fp := range pages {
 		m := textmap.Scan(fp.copy)
 		p := &loadedPage{Page: tzctx.Page{Path: fp.path, Route: tzctx.RouteOf("d", fp.path)}, copy: fp.copy, scan: m, file: fp.file, headings: outlineHeadings(m)}
-		lps = append(lps, linkPageOf(context.Background(), rules, nil, p))
+		lps = append(lps, linkPageOf(context.Background(), rules, nil, DefaultMaxPageBytes, p))
 	}
 	return newResolver(format, "d", site, lps)
 }
@@ -166,5 +170,33 @@ func TestRewriteLinks(t *testing.T) {
 	}
 	if got := rewriteLinks(r, "docs/guide/index.md", "no links\n", textmap.Scan("no links\n")); !strings.EqualFold(got, "no links\n") {
 		t.Errorf("a copy without links changed: %q", got)
+	}
+}
+
+// TestGatherLinksStopsWhenCancelled: the pass that reads every page for
+// its anchors checks its context before each page.
+func TestGatherLinksStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := sitefs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tr := &loadedTree{name: "d", format: "markdown"}
+	pages := []source.Page{{Path: "a", File: "a.md"}}
+	if _, err := gatherLinks(ctx, tr, f, TreeSource{Name: "d", Dir: dir}, pages, Options{MaxPageBytes: DefaultMaxPageBytes}); !errors.Is(err, context.Canceled) {
+		t.Errorf("gatherLinks with a cancelled context: %v, want context.Canceled", err)
+	}
+	r, err := gatherLinks(context.Background(), tr, f, TreeSource{Name: "d", Dir: dir}, pages, Options{MaxPageBytes: DefaultMaxPageBytes})
+	if err != nil || r == nil {
+		t.Errorf("gatherLinks: %v, %v", r, err)
+	}
+	if r, err := gatherLinks(ctx, &loadedTree{name: "d", format: "mintlify"}, f, TreeSource{}, pages, Options{}); r != nil || err != nil {
+		t.Errorf("a Mintlify tree gets a resolver (%v) or an error (%v); its links are served as written, unread", r, err)
 	}
 }
