@@ -478,7 +478,7 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 			}
 		}
 	}
-	if !abs && leavesFolder(from.file, root, target) {
+	if !abs && LeavesFolder(from.file, root, target) {
 		return 0, LinkElsewhere
 	}
 	return 0, LinkBroken
@@ -517,21 +517,27 @@ func (r *Resolver) other(p string, file bool) bool {
 }
 
 // docsRoot is the folder the pages are published from, as a prefix of a
-// page's file: the part of its file before its path ("docs/" for MkDocs,
-// "src/" for mdBook, "" for the tree folder).
+// page's file: the Source's, else PublishRoot's.
 func (r *Resolver) docsRoot(from *linkPage) string {
 	if r.root != "" {
 		return r.root + "/"
 	}
-	f := from.file
-	if from.path == "index" {
-		if root := path.Dir(f) + "/"; root != "./" {
+	return PublishRoot(from.file, from.path)
+}
+
+// PublishRoot is the folder a page is published from, as a prefix of its
+// file (relative to the tree folder): the part of the file before the
+// page's path ("docs/" for MkDocs, "src/" for mdBook, "" for the tree
+// folder).
+func PublishRoot(file, pagePath string) string {
+	if pagePath == "index" {
+		if root := path.Dir(file) + "/"; root != "./" {
 			return root
 		}
 		return ""
 	}
-	stem := strings.TrimSuffix(f, path.Ext(f))
-	for _, suf := range []string{from.path, from.path + "/index", from.path + "/README"} {
+	stem := strings.TrimSuffix(file, path.Ext(file))
+	for _, suf := range []string{pagePath, pagePath + "/index", pagePath + "/README"} {
 		if strings.HasSuffix(stem, suf) {
 			return strings.TrimSuffix(stem, suf)
 		}
@@ -539,10 +545,11 @@ func (r *Resolver) docsRoot(from *linkPage) string {
 	return ""
 }
 
-// leavesFolder reports whether a relative link target leaves the folder
-// the pages are published from ("../std/index.html" from the top of an
-// mdBook): it names a page of another site on the same host.
-func leavesFolder(file, root, target string) bool {
+// LeavesFolder reports whether a relative link target, written in file,
+// leaves the folder root the pages are published from
+// ("../std/index.html" from the top of an mdBook): it names a page of
+// another site on the same host.
+func LeavesFolder(file, root, target string) bool {
 	root = strings.TrimSuffix(root, "/")
 	j := path.Join(path.Dir(file), target)
 	if root == "" {

@@ -479,39 +479,15 @@ func resolveFile(byFile map[string]*ingest.PageReport, from *ingest.PageReport, 
 }
 
 // publishRoot is the folder the pages are published from, as a prefix of
-// a page's file: the part of its file before its path ("docs/" for
-// MkDocs, "src/" for mdBook, "" for the tree folder).
+// a page's file (ingest.PublishRoot).
 func publishRoot(from *ingest.PageReport) string {
-	f := from.File
-	if from.Path == "index" {
-		if root := path.Dir(f) + "/"; root != "./" {
-			return root
-		}
-		return ""
-	}
-	stem := strings.TrimSuffix(f, path.Ext(f))
-	for _, suf := range []string{from.Path, from.Path + "/index", from.Path + "/README"} {
-		if strings.HasSuffix(stem, suf) {
-			return strings.TrimSuffix(stem, suf)
-		}
-	}
-	return ""
+	return ingest.PublishRoot(from.File, from.Path)
 }
 
 // leavesRoot reports whether a relative link target leaves the folder the
-// pages are published from ("../std/index.html" from the top of an
-// mdBook): it names a page of another site on the same host, which no
-// tree lists and the lint cannot check.
+// pages are published from (ingest.LeavesFolder).
 func leavesRoot(from *ingest.PageReport, target string) bool {
-	if strings.HasPrefix(target, "/") {
-		return false
-	}
-	root := strings.TrimSuffix(publishRoot(from), "/")
-	j := path.Join(path.Dir(from.File), target)
-	if root == "" {
-		return j == ".." || strings.HasPrefix(j, "../")
-	}
-	return j != root && !strings.HasPrefix(j, root+"/")
+	return !strings.HasPrefix(target, "/") && ingest.LeavesFolder(from.File, publishRoot(from), target)
 }
 
 // isAsset reports whether a target names a file that is not a page: its
