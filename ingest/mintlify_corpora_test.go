@@ -14,7 +14,13 @@ import (
 // mintlifyDigests are the content digests of the four Mintlify corpora,
 // each ingested alone as the tzdocs tree, recorded with the code before
 // other formats were read (issue 24): reading other formats must leave
-// every text of a Mintlify folder exactly as it was.
+// every text of a Mintlify folder exactly as it was. They were recorded
+// under derivation version mintlifyDerivation; the test digests by that
+// version, so a later version (issue 32's rewritten links, which Mintlify
+// trees do not get) leaves them valid and a match still means every text
+// is as it was.
+const mintlifyDerivation = 3
+
 var mintlifyDigests = map[string]string{
 	"browser-use-docs": "f512cc1c5adb911bbe7732cc7f233a09ca7755994f8419a71bf230b923eb01b9",
 	"mcp-docs":         "abaf21456274ee37460a814cf21cdd3addb3268ddd51908d1a90a68d7eee9c52",
@@ -27,6 +33,7 @@ func TestMintlifyCorporaDigests(t *testing.T) {
 		t.Skip("ingests four real corpora")
 	}
 	corpora := testkit.Corpora(t)
+	defer ingest.SetDerivation(mintlifyDerivation)()
 	for name, want := range mintlifyDigests {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(corpora, name)
