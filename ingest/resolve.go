@@ -179,12 +179,14 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 	outline := outlineAnchors(p.headings)
 	seen := map[string]int{}
 	oi := 0
+	outOf := make(map[int]string, len(p.scan.Headings)) // line start -> outline anchor
 	for _, h := range p.scan.Headings {
 		out := ""
 		if h.Depth >= 2 && oi < len(outline) {
 			out = outline[oi]
 			oi++
 		}
+		outOf[h.Offset] = out
 		// An explicit id replaces the slug; it is taken, so a later
 		// heading of the same slug is counted on.
 		if m := headingIDRE.FindStringSubmatch(h.Text); m != nil {
@@ -207,6 +209,7 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 		seen[a] = 0
 		setAnchor(lp.anchors, a, out)
 	}
+	headingIDs(lp.anchors, p.copy, p.scan, outOf)
 	for _, m := range quotedHeadingRE.FindAllStringSubmatch(p.copy, -1) {
 		setAnchor(lp.anchors, rules.slug(slugText(m[1])), "")
 	}
@@ -233,6 +236,37 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 		}
 	}
 	return lp
+}
+
+// anchorLineRE matches a line that is only an HTML anchor ("<a
+// id="old-name"></a>"), as pages keep the anchors of renamed headings.
+var anchorLineRE = regexp.MustCompile(`^\s*<a\s+(?:id|name)=["']([^"']+)["']\s*(?:/>|>\s*</a>)\s*$`)
+
+// headingIDs records the anchors of the lines that are only an HTML anchor
+// and stand just before a heading (blank lines and comments between) as
+// naming that heading: the reader lands on it.
+func headingIDs(anchors map[string]string, copyText string, m *textmap.Map, outOf map[int]string) {
+	var pending []string
+	for i, line := range strings.Split(copyText, "\n") {
+		if i >= len(m.LineStarts) {
+			break
+		}
+		if out, ok := outOf[int(m.LineStarts[i])]; ok {
+			for _, id := range pending {
+				setAnchor(anchors, id, out)
+			}
+			pending = pending[:0]
+			continue
+		}
+		t := strings.TrimSpace(line)
+		switch mm := anchorLineRE.FindStringSubmatch(line); {
+		case mm != nil:
+			pending = append(pending, mm[1])
+		case t == "" || strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->"):
+		default:
+			pending = pending[:0]
+		}
+	}
 }
 
 // setAnchor records a generator's anchor of a page unless an earlier

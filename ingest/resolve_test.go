@@ -108,11 +108,13 @@ func TestResolveLinkForms(t *testing.T) {
 			{"docs/index.md", "tutorial/first-steps/", LinkPage, "/d/tutorial/first-steps/"},
 		}},
 		{name: "mdbook: .html, block-quote headings, redirects, leaving the book", format: "mdbook", root: "src", redirects: []source.Redirect{{Source: "/ch04-old", Destination: "ch04"}}, pages: []fixturePage{
-			{"ch04", "src/ch04.md", "# Ownership\n> ### The Stack and the Heap\n## Rules\n"},
+			{"ch04", "src/ch04.md", "# Ownership\n> ### The Stack and the Heap\n<!-- Old headings. -->\n<a id=\"old-rules\"></a>\n\n## Rules\n<a id=\"stray\"></a>\ntext\n## More\n"},
 			{"ch03", "src/ch03.md", "# Types\n"},
 		}, links: []want{
 			{"src/ch03.md", "ch04.html#the-stack-and-the-heap", LinkPage, "/d/ch04/#the-stack-and-the-heap"},
 			{"src/ch03.md", "ch04.md#rules", LinkPage, "/d/ch04/#rules"},
+			{"src/ch03.md", "ch04.md#old-rules", LinkPage, "/d/ch04/#rules"},
+			{"src/ch03.md", "ch04.md#stray", LinkPage, "/d/ch04/#stray"},
 			{"src/ch03.md", "../std/index.html", LinkElsewhere, ""},
 			{"src/ch03.md", "ch04-old.html#rules", LinkPage, "/d/ch04/#rules"},
 		}},
