@@ -217,22 +217,8 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 		setAnchor(lp.anchors, m[1], "")
 	}
 	if dir != nil {
-		for _, m := range snippetImportRE.FindAllStringSubmatch(p.copy, -1) {
-			name := m[1]
-			if !strings.HasPrefix(name, "/") {
-				name = path.Join(path.Dir(p.file), name)
-			}
-			name = path.Clean(strings.TrimPrefix(name, "/"))
-			if name == ".." || strings.HasPrefix(name, "../") {
-				continue
-			}
-			raw, err := dir.ReadFile(ctx, name, maxBytes)
-			if err != nil {
-				continue
-			}
-			for _, h := range textmap.Scan(string(raw)).Headings {
-				setAnchor(lp.anchors, rules.slug(slugText(h.Text)), "")
-			}
+		for _, h := range SnippetHeadings(ctx, dir, p.file, p.copy, maxBytes) {
+			setAnchor(lp.anchors, rules.slug(slugText(h)), "")
 		}
 	}
 	return lp
@@ -267,6 +253,33 @@ func headingIDs(anchors map[string]string, copyText string, m *textmap.Map, outO
 			pending = pending[:0]
 		}
 	}
+}
+
+// SnippetHeadings returns the texts of the headings of the snippet files
+// a page's copy imports (MDX "import X from './part.mdx'"), which render
+// into the page: each read through dir within maxBytes, relative to the
+// page's file or, written from "/", to the tree folder; a file that does
+// not read, or a path leaving the folder, gives none.
+func SnippetHeadings(ctx context.Context, dir *sitefs.Folder, file, copyText string, maxBytes int64) []string {
+	var out []string
+	for _, m := range snippetImportRE.FindAllStringSubmatch(copyText, -1) {
+		name := m[1]
+		if !strings.HasPrefix(name, "/") {
+			name = path.Join(path.Dir(file), name)
+		}
+		name = path.Clean(strings.TrimPrefix(name, "/"))
+		if name == ".." || strings.HasPrefix(name, "../") {
+			continue
+		}
+		raw, err := dir.ReadFile(ctx, name, maxBytes)
+		if err != nil {
+			continue
+		}
+		for _, h := range textmap.Scan(string(raw)).Headings {
+			out = append(out, h.Text)
+		}
+	}
+	return out
 }
 
 // setAnchor records a generator's anchor of a page unless an earlier

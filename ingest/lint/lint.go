@@ -556,10 +556,6 @@ func unlistedFile(t *ingest.TreeReport, from *ingest.PageReport, target string) 
 	return ""
 }
 
-// importRE matches an MDX import of a snippet file, whose headings are
-// rendered into the page that imports it.
-var importRE = regexp.MustCompile(`(?m)^import\s+\w+\s+from\s+['"]([^'"]+\.mdx?)['"]`)
-
 // pageAnchors returns the anchors a link may name on a page, lower-cased:
 // those of its headings of every depth and of its headings of depth 2 or
 // more (the outline's, whose repeat suffixes may differ), those of the
@@ -573,22 +569,8 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 			deep = append(deep, h)
 		}
 	}
-	for _, m := range importRE.FindAllStringSubmatch(p.Copy, -1) {
-		name := m[1]
-		if !strings.HasPrefix(name, "/") {
-			name = path.Join(path.Dir(p.File), name)
-		}
-		name = path.Clean(strings.TrimPrefix(name, "/"))
-		if name == ".." || strings.HasPrefix(name, "../") {
-			continue
-		}
-		raw, err := dir.ReadFile(ctx, name, ingest.DefaultMaxPageBytes)
-		if err != nil {
-			continue
-		}
-		for _, h := range textmap.Scan(string(raw)).Headings {
-			a[strings.ToLower(textmap.Anchor(h.Text))] = true
-		}
+	for _, h := range ingest.SnippetHeadings(ctx, dir, p.File, p.Copy, ingest.DefaultMaxPageBytes) {
+		a[strings.ToLower(textmap.Anchor(h))] = true
 	}
 	for _, hs := range [][]textmap.Heading{p.Scan.Headings, deep} {
 		for _, x := range textmap.Anchors(hs) {
