@@ -299,6 +299,15 @@ type loadedTree struct {
 	format, navigation string
 	// docsVersion is the Source's DocsVersion.
 	docsVersion string
+	// others are the folders of the site's other locales and versions
+	// (source.Tree.Others).
+	others []source.Other
+	// site is what the link resolver needs of the site besides its pages.
+	site siteFacts
+	// links, where set, rewrites the links of each page as it is read
+	// (Run); checkLinks is the resolver of the pages as written, for
+	// tzctx check (Check).
+	links, checkLinks *Resolver
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -325,6 +334,12 @@ type TreeReport struct {
 	Format, Navigation string
 	// Warnings are what the reader could not follow and how it fell back.
 	Warnings []string
+	// Links resolves the pages' links as the tree's generator does, and
+	// as ingest rewrites them; nil for a format whose links are served as
+	// written (Mintlify).
+	Links *Resolver
+	// Others are the folders of the site's other locales and versions.
+	Others []source.Other
 	// keys maps each page's link key (linkKey) to its index in Pages.
 	keys map[string]int
 }
@@ -372,7 +387,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	}
 	r := &Report{}
 	for _, t := range trees {
-		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, keys: map[string]int{}}
+		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, Links: t.checkLinks, Others: t.others, keys: map[string]int{}}
 		for j, p := range t.pages {
 			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan})
 			tr.keys[linkKey(t.name, p.Route)] = j
@@ -484,6 +499,9 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		digest.w(t.title)
 		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
 		if err := w.begin(); err != nil {
+			return nil, err
+		}
+		if t.links, err = gatherLinks(ctx, t, o.dir, o.src, o.pages, opts); err != nil {
 			return nil, err
 		}
 		if err := readPages(ctx, t, o.dir, o.src, o.pages, opts, func(p *loadedPage) error { return w.page(ctx, p) }); err != nil {

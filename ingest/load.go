@@ -38,6 +38,9 @@ func loadTrees(ctx context.Context, opts Options) ([]*loadedTree, error) {
 		}
 		err = readPages(ctx, t, dir, s, pages, opts, nil)
 		if err == nil {
+			t.checkLinks = treeResolver(ctx, t, dir, opts.MaxPageBytes, t.pages)
+		}
+		if err == nil {
 			err = compose(ctx, t, dir, opts.MaxLLMSBytes, true)
 		}
 		dir.Close()
@@ -134,7 +137,8 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: schemas.CleanOneLine(nav.Name, tzctx.MaxTreeTitle), skipped: nav.Skipped, skips: nav.Skips, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion}
+		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion, others: nav.Others,
+		site: siteFacts{root: nav.Root, routeBase: nav.RouteBase, others: nav.Others, redirects: nav.Redirects}}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -204,6 +208,12 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format)
 		if err != nil {
 			return err
+		}
+		if t.links != nil {
+			if cp := rewriteLinks(t.links, p.file, p.copy, p.scan); cp != p.copy {
+				p.copy, p.scan = cp, textmap.Scan(cp)
+				p.headings = outlineHeadings(p.scan)
+			}
 		}
 		t.bytes += int64(len(p.copy))
 		t.headings += len(p.headings)
@@ -331,12 +341,20 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		copyLine: copyLine,
 		group:    mp.Group,
 	}
+	p.headings = outlineHeadings(m)
+	return p, nil
+}
+
+// outlineHeadings are the headings of a copy the outline lists: those of
+// depth 2 or more.
+func outlineHeadings(m *textmap.Map) []tzctx.Heading {
+	var out []tzctx.Heading
 	for _, h := range m.Headings {
 		if h.Depth >= 2 {
-			p.headings = append(p.headings, tzctx.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor})
+			out = append(out, tzctx.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor})
 		}
 	}
-	return p, nil
+	return out
 }
 
 // listedName names the navigation file that lists a page for a fix: "the
@@ -575,12 +593,8 @@ func outline(ctx context.Context, t *loadedTree) (string, error) {
 		} else {
 			b.WriteString(indexLine(p.Page))
 		}
-		hs := make([]textmap.Heading, len(p.headings))
-		for i, h := range p.headings {
-			hs[i] = textmap.Heading{Depth: h.Depth, Text: h.Text, Offset: h.Offset, Anchor: h.Anchor}
-		}
-		for i, a := range textmap.Anchors(hs) {
-			b.WriteString("  - [" + hs[i].Text + "](" + tzctx.LinkTarget(p.Route+"#"+a) + ")\n")
+		for i, a := range outlineAnchors(p.headings) {
+			b.WriteString("  - [" + p.headings[i].Text + "](" + tzctx.LinkTarget(p.Route+"#"+a) + ")\n")
 		}
 	}
 	return b.String(), nil
@@ -594,40 +608,16 @@ func outline(ctx context.Context, t *loadedTree) (string, error) {
 // with it.
 func LinkTargets(line string) []string {
 	var out []string
-	for {
-		i := strings.Index(line, "](")
-		if i < 0 {
-			return out
-		}
-		line = line[i+2:]
-		if strings.HasPrefix(line, "<") {
-			if target, rest, ok := angleTarget(line[1:]); ok {
+	for _, sp := range linkSpans(line) {
+		if line[sp.start] == '<' {
+			if target, _, ok := angleTarget(line[sp.start+1:]); ok {
 				out = append(out, target)
-				line = rest
 				continue
 			}
 		}
-		depth, j := 0, 0
-	scan:
-		for ; j < len(line); j++ {
-			switch line[j] {
-			case '(':
-				depth++
-			case ')':
-				if depth == 0 {
-					break scan
-				}
-				depth--
-			case ' ', '\t':
-				break scan
-			}
-		}
-		if j == len(line) {
-			return out
-		}
-		out = append(out, line[:j])
-		line = line[j:]
+		out = append(out, line[sp.start:sp.end])
 	}
+	return out
 }
 
 // angleTarget reads an angle-bracket link destination after its "<": up to

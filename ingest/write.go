@@ -31,11 +31,13 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-// 4: pages of formats other than Mintlify are served clean (issue 32: no
+// 4 (issue 32): pages of formats other than Mintlify are served clean (issue 32: no
 // MDX import or export lines, no heading attribute lists, no tags in
 // headings and titles; a heading's attribute id kept as its anchor), a
 // versioned Docusaurus site is read at its default version, and
-// navigation functions are followed.
+// navigation functions are followed; the links between the pages of a
+// tree of a generator other than Mintlify are served as the served route
+// and the outline's anchor.
 const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to

@@ -32,6 +32,7 @@ func newCheckCmd() *cobra.Command {
 		strict    bool
 		asJSON    bool
 		links     string
+		rules     string
 		lim       ingest.Options
 		docsVers  []string
 	)
@@ -43,8 +44,10 @@ CTX-02, CTX-06 and CTX-08, with --site-name filled into its placeholders; a
 placeholder left unfilled is an error. With a SITE folder or --tree NAME=DIR flags, it runs
 every check ingest runs, writing nothing, and then lints the documentation:
 internal links and #anchors that name no listed page or heading are errors
-(--links=warn makes them warnings, --links=off leaves them out); page files
-the manifest does not list and CTX-08 findings are warnings.
+(--links=warn makes them warnings, --links=off leaves them out), resolved as
+the site's generator resolves them; page files the navigation does not list
+(other locales and versions aside) are warnings. The house rules (CTX-08)
+hold documentation only when asked: --rules ctx-08, or --code-names.
 Each finding is printed as FILE:LINE: RULE: MESSAGE. Errors make check exit
 non-zero; warnings do too with --strict.`,
 		Args: cobra.MaximumNArgs(1),
@@ -57,6 +60,12 @@ non-zero; warnings do too with --strict.`,
 			if err != nil {
 				return fmt.Errorf("--links: %w", err)
 			}
+			house, err := lint.ParseRules(rules)
+			if err != nil {
+				return fmt.Errorf("--rules: %w", err)
+			}
+			// A code-name list is CTX-08's: giving one asks for it.
+			house = house || codeNames != ""
 			var res finding.Report
 			switch {
 			case len(args) == 0 && len(trees) == 0:
@@ -102,7 +111,7 @@ non-zero; warnings do too with --strict.`,
 					res.Errors = append(res.Errors, lint.IngestFinding(site, err))
 					break
 				}
-				lint.Trees(ctx, &res, site, r, lint.Options{CodeNames: names, Links: level})
+				lint.Trees(ctx, &res, site, r, lint.Options{CodeNames: names, Links: level, HouseRules: house})
 			}
 			return res.Write(cmd.OutOrStdout(), asJSON, strict)
 		},
@@ -113,6 +122,7 @@ non-zero; warnings do too with --strict.`,
 	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the contract set is filled with and checked to name (site.name)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit non-zero on warnings too")
 	cmd.Flags().StringVar(&links, "links", string(lint.LinksError), "what a broken internal link or #anchor is: off, warn or error")
+	cmd.Flags().StringVar(&rules, "rules", "", "rule sets to add to a documentation lint: ctx-08 (the house rules: repository paths, code names)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"errors":[…],"warnings":[…]} for machines`)
 	cmd.Flags().StringVar(&contracts, "contracts", "", "check the contract set in DIR/contracts and DIR/schemas instead of the embedded one")
 	_ = cmd.Flags().MarkHidden("contracts")

@@ -361,3 +361,51 @@ func TestCheckCorpora(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckDocsHouseRulesOnlyWhenAsked: on a VitePress tree check resolves
+// an anchor by VitePress's slug rule, holds the pages to the house rules
+// (CTX-08) only with --rules ctx-08, and does not report another locale's
+// files as unlisted.
+func TestCheckDocsHouseRulesOnlyWhenAsked(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docs/.vitepress/config.ts":    "export default { locales: { root: { label: 'English' }, fr: { label: 'Français' } }, themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+		"docs/guide/features.md":       "# Features\nSee [target](/config/build-options#build-target); the code is in src/main.rs.\n",
+		"docs/config/build-options.md": "# Build\n## build.target\n",
+		"docs/fr/guide/features.md":    "# Fonctionnalités\n",
+	})
+	dir := filepath.Join(site, "docs")
+	r := runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir)
+	if r.err != nil || strings.Contains(r.stdout, "broken-anchor") || strings.Contains(r.stdout, "ctx-08") || strings.Contains(r.stdout, "unlisted") {
+		t.Errorf("check without --rules: %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+	r = runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir, "--rules", "ctx-08")
+	if !strings.Contains(r.stdout, "ctx-08-repo-path") {
+		t.Errorf("check --rules ctx-08 does not report the repository path:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+dir, "--rules", "house")
+	if r.err == nil || !strings.Contains(r.err.Error(), "ctx-08") {
+		t.Errorf("--rules house: %v, want a refusal naming ctx-08", r.err)
+	}
+}
+
+// TestCheckDocusaurusLinks: on a Docusaurus tree check resolves a file
+// link from the docs root and a route under routeBasePath as Docusaurus
+// does, reports a fragment that names no heading, and does not report a
+// "_" partial or a versioned doc as unlisted.
+func TestCheckDocusaurusLinks(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"docusaurus.config.js":              "module.exports = { presets: [['classic', { docs: { sidebarPath: './sidebars.js' } }]] }\n",
+		"sidebars.js":                       "module.exports = { docs: ['intro', 'api/store', 'usage/Troubleshooting'] }\n",
+		"docs/intro.md":                     "# Intro\nSee [dispatch](/docs/api/store#dispatchaction).\n",
+		"docs/api/Store.md":                 "---\nid: store\n---\n# Store\n### dispatch(action)\n",
+		"docs/usage/Troubleshooting.md":     "# Troubleshooting\nCall [`dispatch`](api/Store.md#dispatchaction), not [this](api/Store.md#dispatch).\n",
+		"docs/_Partial.mdx":                 "A partial.\n",
+		"versioned_docs/version-1/intro.md": "# Intro 1\n",
+	})
+	r := runCLI(t, t.TempDir(), "check", "--tree", "tzdocs="+site)
+	if strings.Count(r.stdout, "broken-") != 1 || !strings.Contains(r.stdout, "Troubleshooting.md:2: broken-anchor: the anchor #dispatch names no heading") || strings.Contains(r.stdout, "unlisted") {
+		t.Errorf("check: want one broken anchor, #dispatch, and nothing unlisted; got %v\n%s%s", r.err, r.stdout, r.stderr)
+	}
+}

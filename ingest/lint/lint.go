@@ -24,7 +24,6 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
-	"github.com/turnzerocloud/tzctx/ingest/source"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
@@ -36,6 +35,28 @@ type Options struct {
 	CodeNames []string
 	// Links is what a broken link or anchor is; "" is LinksError.
 	Links Links
+	// HouseRules holds the pages to CTX-08, the contract set's own house
+	// rules (no repository paths, no code names): documentation of other
+	// projects is held to them only when asked.
+	HouseRules bool
+}
+
+// The rule sets --rules may name beyond those check always runs.
+const RulesCTX08 = "ctx-08"
+
+// ParseRules reads the rule sets an operator names with --rules, comma
+// separated: ctx-08 holds the documentation to the house rules.
+func ParseRules(s string) (houseRules bool, err error) {
+	for _, r := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(r)) {
+		case "":
+		case RulesCTX08:
+			houseRules = true
+		default:
+			return false, fmt.Errorf("%q is no rule set check can add: write ctx-08 (the house rules: repository paths, code names), or leave --rules out", r)
+		}
+	}
+	return houseRules, nil
 }
 
 // Links is what the lint makes of an internal link or #anchor that names
@@ -195,10 +216,6 @@ func pointerLine(file, pointer string) int {
 // externalRE matches a target with a URI scheme (https:, mailto:, tel:).
 var externalRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
 
-// refDefRE matches a link reference definition "[label]: target"; a
-// footnote ("[^1]: text") is none.
-var refDefRE = regexp.MustCompile(`^ {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^>\n]*>|\S+)`)
-
 // idRE matches an explicit id attribute, an anchor a heading need not give.
 var idRE = regexp.MustCompile(`\bid=["']([^"']+)["']`)
 
@@ -217,7 +234,6 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 	for _, w := range t.Warnings {
 		res.Warnings = append(res.Warnings, navWarning(site, t, w))
 	}
-	rs := redirects(t.Redirects)
 	byFile := map[string]*ingest.PageReport{}
 	for i := range t.Pages {
 		byFile[t.Pages[i].File] = &t.Pages[i]
@@ -244,7 +260,9 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 	for i := range t.Pages {
 		p := &t.Pages[i]
 		var links []link
-		if opts.Links != LinksOff {
+		if opts.Links != LinksOff && t.Links != nil {
+			lintResolved(t, p, fileOf(p), broken)
+		} else if opts.Links != LinksOff {
 			links = pageLinks(p)
 		}
 		for _, l := range links {
@@ -267,7 +285,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 					to, ok = resolveFile(byFile, p, target)
 				}
 				if !ok {
-					if dest, moved := rs.follow(strings.TrimSuffix(target, ".html")); moved {
+					if dest, moved := ingest.FollowRedirects(t.Redirects, strings.TrimSuffix(target, ".html")); moved {
 						if externalRE.MatchString(dest) {
 							continue
 						}
@@ -308,6 +326,9 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 			}
 			broken(at)
 		}
+		if !opts.HouseRules {
+			continue
+		}
 		for _, f := range surface.Check(p.Copy, surface.Options{MustName: false, CodeNames: opts.CodeNames}) {
 			res.Warnings = append(res.Warnings, finding.Finding{File: fileOf(p), Line: p.CopyLine + max(f.Line, 1) - 1, Rule: RuleCTX08 + string(f.Rule), Message: f.Detail})
 		}
@@ -322,103 +343,57 @@ type link struct {
 	line   int
 }
 
-// pageLinks returns the targets of the inline links "[text](target)" and
-// of the reference definitions "[label]: target" of a page's copy, less
-// those inside fenced code blocks and HTML comments (as textmap's scan
-// found them), inline code spans and inline HTML comments, and less
+// pageLinks returns the links of a page's copy (ingest.PageLinks) less
 // external targets (a scheme, or "//").
 func pageLinks(p *ingest.PageReport) []link {
 	var out []link
-	m := p.Scan
-	fi, ci := 0, 0
-	lines := strings.Split(p.Copy, "\n")
-	for i, line := range lines {
-		if i >= len(m.LineStarts) {
-			break
-		}
-		cp := int(m.LineStarts[i])
-		for fi < len(m.Fences) && m.Fences[fi].End <= cp {
-			fi++
-		}
-		for ci < len(m.Comments) && m.Comments[ci].End <= cp {
-			ci++
-		}
-		if fi < len(m.Fences) && m.Fences[fi].Start <= cp || ci < len(m.Comments) && m.Comments[ci].Start <= cp {
+	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
+		tg := strings.TrimSpace(l.Target)
+		if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
 			continue
 		}
-		line = maskInline(strings.TrimSuffix(line, "\r"))
-		var targets []string
-		if mm := refDefRE.FindStringSubmatch(line); mm != nil {
-			targets = append(targets, strings.TrimSuffix(strings.TrimPrefix(mm[2], "<"), ">"))
-		}
-		targets = append(targets, ingest.LinkTargets(line)...)
-		for _, tg := range targets {
-			tg = strings.TrimSpace(tg)
-			if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
-				continue
-			}
-			out = append(out, link{target: tg, line: i + 1})
-		}
+		out = append(out, link{target: tg, line: l.Line})
 	}
 	return out
 }
 
-// maskInline blanks the inline code spans (a run of backticks to the next
-// run of as many on the line) and inline HTML comments of a line, keeping
-// its length, so that no link is read inside them.
-func maskInline(line string) string {
-	b := []byte(line)
-	blank := func(from, to int) {
-		for k := from; k < to; k++ {
-			b[k] = ' '
-		}
-	}
-	for i := 0; i < len(b); {
-		switch {
-		case b[i] == '`':
-			n := 0
-			for i+n < len(b) && b[i+n] == '`' {
-				n++
+// lintResolved lints the links of a page of a tree whose generator's
+// resolver ingest rewrites the served links with (t.Links): a link that
+// resolves to no page is broken, a fragment that names no anchor of its
+// page is a broken anchor; external links, other files, other locales and
+// versions of the site and paths that leave the published folder are not
+// checked.
+func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broken func(finding.Finding)) {
+	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
+		at := finding.Finding{File: file, Line: p.CopyLine + l.Line - 1}
+		r := t.Links.Resolve(p.File, l.Target)
+		switch r.Status {
+		case ingest.LinkBroken:
+			at.Rule = RuleBrokenLink
+			at.Message = fmt.Sprintf("the link target %q names no page the %s lists", l.Target, navName(t))
+			target, _, _ := strings.Cut(l.Target, "#")
+			if f := unlistedFile(t, p, target); f != "" {
+				at.Message += fmt.Sprintf(" (%s exists, but %s does not list it); list the page %s, or link a listed page", f, navFile(t), listHow(t))
+			} else {
+				at.Message += "; link a listed page by its file (as " + t.Format + " resolves it) or its route, or add and list the page"
 			}
-			closer := -1
-			for j := i + n; j < len(b); {
-				if b[j] != '`' {
-					j++
-					continue
-				}
-				k := 0
-				for j+k < len(b) && b[j+k] == '`' {
-					k++
-				}
-				if k == n {
-					closer = j
-					break
-				}
-				j += k
+		case ingest.LinkNoAnchor:
+			at.Rule = RuleBrokenAnchor
+			at.Message = fmt.Sprintf("the anchor #%s names no heading of %s (%s)", r.Anchor, r.Route, r.File)
+			a := map[string]bool{}
+			for _, x := range t.Links.Anchors(r.File) {
+				a[x] = true
 			}
-			if closer < 0 {
-				i += n
-				continue
+			if hint := someAnchors(a); hint != "" {
+				at.Message += "; link one of its headings' anchors as " + t.Format + " writes them (" + hint + ") or rename the heading"
+			} else {
+				at.Message += ", which has no heading; link the page without the anchor"
 			}
-			blank(i, closer+n)
-			i = closer + n
-		case bytes.HasPrefix(b[i:], []byte("<!--")):
-			end := bytes.Index(b[i+4:], []byte("-->"))
-			if end < 0 {
-				blank(i, len(b))
-				return string(b)
-			}
-			blank(i, i+4+end+3)
-			i += 4 + end + 3
-		case b[i] == '\\' && i+1 < len(b):
-			// An escaped character is literal: "\[" opens no link.
-			b[i+1] = ' '
-			i += 2
 		default:
-			i++
+			continue
 		}
+		broken(at)
 	}
-	return string(b)
 }
 
 // navName names a tree's navigation for a message: "manifest" for
@@ -504,39 +479,15 @@ func resolveFile(byFile map[string]*ingest.PageReport, from *ingest.PageReport, 
 }
 
 // publishRoot is the folder the pages are published from, as a prefix of
-// a page's file: the part of its file before its path ("docs/" for
-// MkDocs, "src/" for mdBook, "" for the tree folder).
+// a page's file (ingest.PublishRoot).
 func publishRoot(from *ingest.PageReport) string {
-	f := from.File
-	if from.Path == "index" {
-		if root := path.Dir(f) + "/"; root != "./" {
-			return root
-		}
-		return ""
-	}
-	stem := strings.TrimSuffix(f, path.Ext(f))
-	for _, suf := range []string{from.Path, from.Path + "/index", from.Path + "/README"} {
-		if strings.HasSuffix(stem, suf) {
-			return strings.TrimSuffix(stem, suf)
-		}
-	}
-	return ""
+	return ingest.PublishRoot(from.File, from.Path)
 }
 
 // leavesRoot reports whether a relative link target leaves the folder the
-// pages are published from ("../std/index.html" from the top of an
-// mdBook): it names a page of another site on the same host, which no
-// tree lists and the lint cannot check.
+// pages are published from (ingest.LeavesFolder).
 func leavesRoot(from *ingest.PageReport, target string) bool {
-	if strings.HasPrefix(target, "/") {
-		return false
-	}
-	root := strings.TrimSuffix(publishRoot(from), "/")
-	j := path.Join(path.Dir(from.File), target)
-	if root == "" {
-		return j == ".." || strings.HasPrefix(j, "../")
-	}
-	return j != root && !strings.HasPrefix(j, root+"/")
+	return !strings.HasPrefix(target, "/") && ingest.LeavesFolder(from.File, publishRoot(from), target)
 }
 
 // isAsset reports whether a target names a file that is not a page: its
@@ -605,10 +556,6 @@ func unlistedFile(t *ingest.TreeReport, from *ingest.PageReport, target string) 
 	return ""
 }
 
-// importRE matches an MDX import of a snippet file, whose headings are
-// rendered into the page that imports it.
-var importRE = regexp.MustCompile(`(?m)^import\s+\w+\s+from\s+['"]([^'"]+\.mdx?)['"]`)
-
 // pageAnchors returns the anchors a link may name on a page, lower-cased:
 // those of its headings of every depth and of its headings of depth 2 or
 // more (the outline's, whose repeat suffixes may differ), those of the
@@ -622,22 +569,8 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 			deep = append(deep, h)
 		}
 	}
-	for _, m := range importRE.FindAllStringSubmatch(p.Copy, -1) {
-		name := m[1]
-		if !strings.HasPrefix(name, "/") {
-			name = path.Join(path.Dir(p.File), name)
-		}
-		name = path.Clean(strings.TrimPrefix(name, "/"))
-		if name == ".." || strings.HasPrefix(name, "../") {
-			continue
-		}
-		raw, err := dir.ReadFile(ctx, name, ingest.DefaultMaxPageBytes)
-		if err != nil {
-			continue
-		}
-		for _, h := range textmap.Scan(string(raw)).Headings {
-			a[strings.ToLower(textmap.Anchor(h.Text))] = true
-		}
+	for _, h := range ingest.SnippetHeadings(ctx, dir, p.File, p.Copy, ingest.DefaultMaxPageBytes) {
+		a[strings.ToLower(textmap.Anchor(h))] = true
 	}
 	for _, hs := range [][]textmap.Heading{p.Scan.Headings, deep} {
 		for _, x := range textmap.Anchors(hs) {
@@ -655,48 +588,6 @@ func pageAnchors(ctx context.Context, dir *sitefs.Folder, p *ingest.PageReport) 
 	return a
 }
 
-// redirects are a tree's redirects, as its Source read them.
-type redirects []source.Redirect
-
-// follow returns where target redirects to, following up to eight
-// redirects; a ":name*" wildcard at the end of a source carries the rest
-// of the target to the destination's.
-func (rs redirects) follow(target string) (string, bool) {
-	norm := func(s string) string { return "/" + strings.Trim(s, "/") }
-	cur, moved := norm(target), false
-	for range 8 {
-		next := ""
-		for _, r := range rs {
-			src := norm(r.Source)
-			if i := strings.LastIndex(src, "/:"); i >= 0 && strings.HasSuffix(src, "*") && !strings.Contains(src[i+2:len(src)-1], "/") {
-				prefix := src[:i]
-				if cur == prefix || strings.HasPrefix(cur, prefix+"/") {
-					rest := strings.TrimPrefix(strings.TrimPrefix(cur, prefix), "/")
-					dest := r.Destination
-					if j := strings.LastIndex(dest, "/:"); j >= 0 && strings.HasSuffix(dest, "*") {
-						dest = dest[:j] + "/" + rest
-					}
-					next = dest
-					break
-				}
-				continue
-			}
-			if src == cur {
-				next = r.Destination
-				break
-			}
-		}
-		if next == "" {
-			break
-		}
-		if externalRE.MatchString(next) {
-			return next, true
-		}
-		cur, moved = norm(next), true
-	}
-	return cur, moved
-}
-
 // someAnchors names up to five anchors of a set, sorted, for a message.
 func someAnchors(a map[string]bool) string {
 	var all []string
@@ -710,6 +601,25 @@ func someAnchors(a map[string]bool) string {
 		all = append(all[:5], "…")
 	}
 	return strings.Join(all, ", ")
+}
+
+// other reports whether a folder (relative to the tree folder) holds
+// another locale or version of the site, whose pages the site serves but
+// the tree leaves out.
+func other(t *ingest.TreeReport, rel string) bool {
+	for _, o := range t.Others {
+		if rel == o.Folder {
+			return true
+		}
+	}
+	return false
+}
+
+// partial reports whether a file or folder name is one the tree's
+// generator never makes a page of: Docusaurus's and Astro's "_" prefix
+// (partials imported into pages).
+func partial(t *ingest.TreeReport, name string) bool {
+	return (t.Format == "docusaurus" || t.Format == "starlight") && strings.HasPrefix(name, "_")
 }
 
 // unlisted returns a warning for each page file (.md or .mdx) below the
@@ -731,9 +641,12 @@ func unlisted(site string, t *ingest.TreeReport) []finding.Finding {
 		rel, _ := filepath.Rel(t.Dir, f)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || rel == "snippets") {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || rel == "snippets" || other(t, rel) || partial(t, d.Name())) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if partial(t, d.Name()) {
 			return nil
 		}
 		ext := path.Ext(rel)

@@ -91,6 +91,7 @@ func (MkDocs) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 	if !ok {
 		dd = "."
 	}
+	t.Root = dd
 	if nav == nil || nav.Kind == yaml.ScalarNode && nav.Tag == "!!null" {
 		if err := folderPages(ctx, dir, dd, opts, t, nil, false); err != nil {
 			return nil, err

@@ -132,6 +132,28 @@ type Tree struct {
 	// why ("3.3.3, the site's default (versions.json's first)"); "" for a
 	// site without versions.
 	DocsVersion string
+	// Others are the folders of the site's other locales and versions,
+	// which the site serves and the tree leaves out: a link into one
+	// names no page of the tree but is no broken link, and tzctx check
+	// does not report their files as unlisted.
+	Others []Other
+	// Root is the folder the pages are published from, relative to the
+	// tree folder ("docs", "src"); "" for the tree folder, or where the
+	// format gives none. Links written as absolute file paths resolve
+	// from it.
+	Root string
+	// RouteBase is the path the site serves the pages under, which the
+	// tree's base path replaces (Docusaurus's routeBasePath, default
+	// "docs"), without surrounding slashes: a link to "/docs/x" names the
+	// page x.
+	RouteBase string
+}
+
+// Other is a folder of another locale or version of a site: Folder
+// relative to the tree folder, Route the route prefix its pages are
+// served under, each without surrounding slashes.
+type Other struct {
+	Folder, Route string
 }
 
 // SkipKind is a kind of navigation entry a reader skips, as ingest names

@@ -121,6 +121,7 @@ func (Starlight) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		for _, k := range lo.Keys {
 			if k != "root" && k != def {
 				others[k] = true
+				r.tree.Others = append(r.tree.Others, Other{Folder: content + "/" + k, Route: k})
 			}
 		}
 		if def != "" {
@@ -177,6 +178,7 @@ func (Starlight) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 			r.add(p, "", nil, 0)
 		}
 	}
+	r.tree.Root = content
 	return r.tree, nil
 }
 

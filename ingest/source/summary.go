@@ -96,6 +96,7 @@ func (MdBook) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 		t.Redirects = append(t.Redirects, Redirect{Source: "/" + strings.TrimPrefix(strings.TrimSuffix(from, ".html"), "/"), Destination: strings.TrimSuffix(to, ".html")})
 	}
 	sortRedirects(t.Redirects)
+	t.Root = root
 	return t, nil
 }
 

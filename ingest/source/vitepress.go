@@ -73,6 +73,7 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		for _, k := range lo.Keys {
 			if k != "root" {
 				locales[strings.Trim(k, "/")] = true
+				r.tree.Others = append(r.tree.Others, Other{Folder: path.Join(r.src, strings.Trim(k, "/")), Route: strings.Trim(k, "/")})
 			}
 		}
 	}
@@ -130,6 +131,7 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 			r.tree.Pages = append(r.tree.Pages, Page{Path: p, File: f, ListedIn: cfgName})
 		}
 	}
+	r.tree.Root = r.src
 	return r.tree, nil
 }
 
