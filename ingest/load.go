@@ -211,7 +211,15 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		}
 		if t.links != nil {
 			if cp := rewriteLinks(t.links, p.file, p.copy, p.scan); cp != p.copy {
+				old := p.scan
 				p.copy, p.scan = cp, textmap.Scan(cp)
+				// Rewriting leaves headings as they are, so each keeps the
+				// anchor its attribute list set (cleanText).
+				if len(old.Headings) == len(p.scan.Headings) {
+					for i := range p.scan.Headings {
+						p.scan.Headings[i].Anchor = old.Headings[i].Anchor
+					}
+				}
 				p.headings = outlineHeadings(p.scan)
 			}
 		}
