@@ -199,33 +199,42 @@ func (w *statusWriter) Flush() {
 }
 
 // servedAtStart returns the trees a server that serves every tree of the
-// served version (serveAll) serves of the version served at its start,
-// for the texts to name: the configured trees it holds, then its others,
-// read by anonymous callers and titled by the version. Where no version
-// is served, or it holds none of them, it returns configured as given.
-// The texts are filled once, at start; the per-caller answers (the MCP
-// instructions, tool schemas, refusals) follow the served version.
+// served version (serveAll) names in its texts, from the version served
+// at its start. Where that version holds no tree the configuration does
+// not list, the texts name the configured trees, as without serveAll (the
+// contract's words, for the contract's trees). Else they name the
+// configured trees anonymous callers read that the version holds, then
+// its others (read by anonymous callers, titled by the version). A tree
+// only some callers may read is never named in these texts, held or not:
+// they are the same for every caller, so naming it where it is held would
+// tell a caller who may not read it that it exists. Where no version is
+// served, the configured trees are named. The texts are filled once, at
+// start; the per-caller answers (the MCP instructions, tool schemas,
+// refusals) follow the served version.
 func servedAtStart(configured []query.TreeConfig, versions query.Versions) []query.TreeConfig {
 	v, err := versions.Acquire()
 	if err != nil {
 		return configured
 	}
 	defer v.Release()
-	var out []query.TreeConfig
 	named := map[string]bool{}
 	for _, t := range configured {
 		named[t.Name] = true
-		if v.Tree(t.Name) != nil {
+	}
+	var others []query.TreeConfig
+	for _, n := range v.TreeNames() {
+		if !named[n] {
+			others = append(others, query.TreeConfig{Name: n, Access: "anonymous"})
+		}
+	}
+	if len(others) == 0 {
+		return configured
+	}
+	var out []query.TreeConfig
+	for _, t := range configured {
+		if t.Access == "anonymous" && v.Tree(t.Name) != nil {
 			out = append(out, t)
 		}
 	}
-	for _, n := range v.TreeNames() {
-		if !named[n] {
-			out = append(out, query.TreeConfig{Name: n, Access: "anonymous"})
-		}
-	}
-	if len(out) == 0 {
-		return configured
-	}
-	return out
+	return append(out, others...)
 }

@@ -50,7 +50,10 @@ func newAccessFixture(t *testing.T) *accessFixture {
 	cfg := writeConfig(t, "200ms")
 	gData, oData := filepath.Join(t.TempDir(), "gated"), filepath.Join(t.TempDir(), "oracle")
 	cli(t, gData, "ingest", f.site, "--version", "acc-1", "--activate")
-	cli(t, oData, "ingest", "--tree", "cloud="+filepath.Join(f.site, "cloud"), "--tree", "tzdocs="+filepath.Join(f.site, "tzdocs"), "--version", "acc-1", "--activate")
+	// The server without the tree holds the same library: MCP lists the
+	// library's tools and prompts only where a library is held (issue 31),
+	// so the two differ by the gated tree alone.
+	cli(t, oData, "ingest", "--tree", "cloud="+filepath.Join(f.site, "cloud"), "--tree", "tzdocs="+filepath.Join(f.site, "tzdocs"), "--library", filepath.Join(f.site, "library"), "--version", "acc-1", "--activate")
 	f.gData, f.oData, f.cfg = gData, oData, cfg
 	f.gated = startServe(t, gData, cfg, "127.0.0.1:0")
 	f.oracle = startServe(t, oData, cfg, "127.0.0.1:0")
