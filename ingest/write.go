@@ -31,7 +31,10 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-const derivationVersion = 3
+// 4: the section index of search_documentation is derived and stored
+// (package store/sections), so that re-ingesting a site whose version
+// predates it builds a version holding it.
+const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to
 // stand for a change of the rules.
@@ -125,6 +128,9 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 		stored = []byte(lower)
 	}
 	if err := w.b.PutPageSearch(w.tree, p.Route, stored, p.headings); err != nil {
+		return err
+	}
+	if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
 		return err
 	}
 	lowerTitle := strings.ToLower(p.Title)

@@ -1,4 +1,4 @@
-package query
+package sections
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 
 // The word analysis of search_documentation (contracts/choices.md,
 // "search_documentation"), the same for a section's text, its title and
-// heading path, and a query:
+// heading path at ingest and for a query when it is searched:
 //
 //  1. The text is cut into chunks: runs of letters, digits and the joiners
 //     '_', '-', '.', ':' and the apostrophes, joiners trimmed at both ends.
@@ -57,9 +57,9 @@ func isJoiner(r rune) bool {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
-// analyze calls emit with each term of text and its position, the first
+// Analyze calls emit with each term of text and its position, the first
 // at pos, and returns the position after the last.
-func analyze(text string, pos int, emit func(term string, pos int)) int {
+func Analyze(text string, pos int, emit func(term string, pos int)) int {
 	var stream analysis.TokenStream
 	var wholes []wholeTerm
 	for i := 0; i < len(text); {
