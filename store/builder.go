@@ -320,6 +320,9 @@ func (b *Builder) writeDB(ctx context.Context, meta []byte) error {
 	if err != nil {
 		return err
 	}
+	// The file grows by dbGrowth at a time past it, not by bbolt's
+	// default 16 MiB, which a version's file, written once, would keep.
+	db.AllocSize = dbGrowth
 	err = db.Update(func(tx *bolt.Tx) error {
 		mk, err := tx.CreateBucket(bucketMeta)
 		if err != nil {
@@ -371,6 +374,10 @@ func (b *Builder) writeDB(ctx context.Context, meta []byte) error {
 	}
 	return err
 }
+
+// dbGrowth is how much the version's bbolt file grows by at a time once
+// it is larger.
+const dbGrowth = 1 << 20
 
 // sectionsBatch is the most bytes of postings one transaction writes:
 // bbolt holds a transaction's pages in memory until it commits, so the

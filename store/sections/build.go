@@ -156,10 +156,12 @@ func (b *Builder) post(term string, sec uint32, a *termAcc) {
 // and checks ctx before each term.
 func (b *Builder) Write(ctx context.Context, trees []string, put, putTerm func(key, value []byte) error) error {
 	var stats []TreeStats
+	at := make([]int32, len(b.trees)) // a given tree's index among the version's
 	k, end := 0, 0
-	for _, name := range trees {
+	for i, name := range trees {
 		if k < len(b.trees) && b.trees[k].name == name {
 			stats = append(stats, b.trees[k].stats)
+			at[k] = int32(i)
 			end = b.trees[k].stats.End
 			k++
 			continue
@@ -178,6 +180,7 @@ func (b *Builder) Write(ctx context.Context, trees []string, put, putTerm func(k
 	}
 	secs := make([]byte, 0, len(b.recs)*RecordSize)
 	for _, r := range b.recs {
+		r.Tree = at[r.Tree]
 		secs = r.append(secs)
 	}
 	var ts []byte
