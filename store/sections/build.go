@@ -26,6 +26,7 @@ type Builder struct {
 	// acc and pool hold the terms of the section being indexed.
 	acc  map[string]*termAcc
 	pool []*termAcc
+	an   Analyzer
 }
 
 type builtTree struct {
@@ -93,8 +94,8 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 		id := int32(len(b.recs))
 		r := Record{Ord: page, Tree: int32(len(b.trees) - 1), Head: int32(s.Head), Start: int32(s.Start), End: int32(s.End), Dup: id, Page: page, Next: -1}
 		body := text[at[s.Start]:at[s.End]]
-		r.TitleLen = int32(Analyze(Title(title, hs, s.Head), 0, func(term string, _ int) { b.get(term).title++ }))
-		r.TextLen = int32(Analyze(body, 0, func(term string, pos int) {
+		r.TitleLen = int32(b.an.Analyze(Title(title, hs, s.Head), 0, func(term string, _ int) { b.get(term).title++ }))
+		r.TextLen = int32(b.an.Analyze(body, 0, func(term string, pos int) {
 			a := b.get(term)
 			a.text++
 			a.pos = append(a.pos, uint32(pos))
