@@ -59,7 +59,11 @@ func build(t *testing.T, pages []testPage, trees []string) *stored {
 	s := &stored{table: map[string][]byte{}, terms: map[string][]byte{}}
 	err := b.Write(t.Context(), trees,
 		func(k, v []byte) error { s.table[string(k)] = v; return nil },
-		func(k, v []byte) error { s.terms[string(k)] = v; s.termOrder = append(s.termOrder, string(k)); return nil })
+		func(k, v []byte) error {
+			s.terms[string(k)] = v
+			s.termOrder = append(s.termOrder, string(k))
+			return nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
