@@ -62,7 +62,8 @@ type Builder struct {
 	library []byte
 	// sections derives the section index from the pages PutPageSections
 	// is given; nil where none was, and the version then holds none.
-	sections *sections.Builder
+	sections     *sections.Builder
+	sectionsHeld int64
 }
 
 // builtTree is what a Builder keeps of one tree until Commit.
@@ -79,7 +80,17 @@ type BuildOptions struct {
 	// uses up to a core and holds one segment's pages (indexBatch) as
 	// documents.
 	IndexWorkers int
+	// SectionsHeld is about the most bytes of search_documentation's
+	// postings the build holds in memory (checked after each page); past
+	// it they go to a work file in the staging folder, merged at Commit.
+	// 0 takes DefaultSectionsHeld.
+	SectionsHeld int64
 }
+
+// DefaultSectionsHeld is BuildOptions.SectionsHeld's default: 64 MiB,
+// about twice what powershell-docs' 3,077 pages (39 MB) hold, so that a
+// site of that size writes no work file.
+const DefaultSectionsHeld = 64 << 20
 
 // NewBuilder starts a version in a fresh staging folder, first removing
 // what interrupted builds left behind, with the default BuildOptions.
@@ -93,6 +104,12 @@ func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
 	if o.IndexWorkers < 1 || o.IndexWorkers > MaxIndexWorkers {
 		return nil, fmt.Errorf("%d index workers: give 1 to %d", o.IndexWorkers, MaxIndexWorkers)
 	}
+	if o.SectionsHeld == 0 {
+		o.SectionsHeld = DefaultSectionsHeld
+	}
+	if o.SectionsHeld < 0 {
+		return nil, fmt.Errorf("%d bytes of section postings held: give a positive number, or 0 for the default %d", o.SectionsHeld, DefaultSectionsHeld)
+	}
 	laidOut, err := s.makeLayout()
 	if err != nil {
 		return nil, err
@@ -103,7 +120,7 @@ func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
 		removeEmpty(laidOut)
 		return nil, err
 	}
-	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}, laidOut: laidOut}
+	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}, laidOut: laidOut, sectionsHeld: o.SectionsHeld}
 	b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
 	if err == nil {
 		b.aux, err = newFlatWriter(filepath.Join(dir, auxFile))
@@ -291,6 +308,7 @@ func (b *Builder) PutPageSearch(tree, route string, lower []byte, headings []tzc
 func (b *Builder) PutPageSections(ctx context.Context, tree, title, text string, places textmap.Layout, headings []tzctx.Heading) error {
 	if b.sections == nil {
 		b.sections = sections.NewBuilder()
+		b.sections.SpillTo(b.dir, b.sectionsHeld)
 	}
 	return b.sections.Page(ctx, tree, title, text, places, headings)
 }
@@ -567,6 +585,9 @@ func (b *Builder) Abort() {
 	b.aux.abort()
 	b.index.abort()
 	b.index = nil
+	if b.sections != nil {
+		b.sections.Close()
+	}
 	os.RemoveAll(b.dir)
 	if b.lock != nil {
 		b.lock.Close()

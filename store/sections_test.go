@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +13,9 @@ import (
 
 // buildWithSections writes a one-tree version of one page whose section
 // index the builder is given, as ingest gives it.
-func buildWithSections(t *testing.T, s *Store, name, copyText string) {
+func buildWithSections(t *testing.T, s *Store, name, copyText string, o BuildOptions) {
 	t.Helper()
-	b, err := s.NewBuilder()
+	b, err := s.NewBuilderWith(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +46,18 @@ func TestSectionIndexStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buildWithSections(t, s, "new", "Words about stamps and offsets, stamps again.\n")
+	buildWithSections(t, s, "new", "Words about stamps and offsets, stamps again.\n", BuildOptions{})
+	// Held to one byte, the postings go to a work file and back.
+	buildWithSections(t, s, "spilled", "Words about stamps and offsets, stamps again.\n", BuildOptions{SectionsHeld: 1})
 	build(t, s, "old", "Words about stamps.\n")
+	if left, _ := filepath.Glob(filepath.Join(s.versionDir("spilled"), "sections-run-*")); len(left) != 0 {
+		t.Fatalf("work files left in the version: %v", left)
+	}
+	if _, err := s.NewBuilderWith(BuildOptions{SectionsHeld: -1}); err == nil || !strings.Contains(err.Error(), "section postings held") {
+		t.Fatalf("a negative bound is taken: %v", err)
+	}
 	checkDB(t, s.versionDir("new"))
-	for _, name := range []string{"new", "old"} {
+	for _, name := range []string{"new", "spilled", "old"} {
 		if err := s.Activate(t.Context(), name); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +86,7 @@ func TestSectionIndexStored(t *testing.T) {
 		}
 		_, err = ix.Decode(raw[:len(raw)-1], nil)
 		var de *DamagedError
-		if !errors.As(err, &de) || !errors.Is(err, ErrDamaged) || de.Version != "new" || de.File != dbFile || !strings.Contains(err.Error(), "section index") {
+		if !errors.As(err, &de) || !errors.Is(err, ErrDamaged) || de.Version != name || de.File != dbFile || !strings.Contains(err.Error(), "section index") {
 			t.Fatalf("a short postings value reads as %v; want the version's damage", err)
 		}
 		v.Release()

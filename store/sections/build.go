@@ -1,12 +1,15 @@
 package sections
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/turnzerocloud/tzctx"
@@ -27,6 +30,13 @@ type Builder struct {
 	acc  map[string]*termAcc
 	pool []*termAcc
 	an   Analyzer
+	// held is about how many bytes the postings in terms take; past
+	// most (where spill names a folder), Page writes them to a run file
+	// there, which Write merges.
+	held  int64
+	most  int64
+	spill string
+	runs  []*os.File
 }
 
 type builtTree struct {
@@ -51,6 +61,26 @@ type termAcc struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{seen: map[[sha256.Size]byte]int32{}, terms: map[string]*termPostings{}, acc: map[string]*termAcc{}}
+}
+
+// SpillTo makes the builder hold at most about most bytes of postings
+// (checked after each page): past it, they go to a run file in dir, which
+// Write merges and removes. Close removes the runs of a build that does
+// not reach Write.
+func (b *Builder) SpillTo(dir string, most int64) {
+	b.spill, b.most = dir, most
+}
+
+// Runs returns how many run files the postings went to.
+func (b *Builder) Runs() int { return len(b.runs) }
+
+// Close removes the run files.
+func (b *Builder) Close() {
+	for _, f := range b.runs {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	b.runs = nil
 }
 
 // Pages returns how many pages were given.
@@ -122,7 +152,126 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 	}
 	st.Pages++
 	st.SumPage += int64(b.pages[page])
+	if b.spill != "" && b.held > b.most {
+		return b.writeRun(ctx)
+	}
 	return nil
+}
+
+// termOverhead is about what a term's map entry and postings take beside
+// their bytes.
+const termOverhead = 96
+
+// writeRun writes the postings held to a new run file, in term order,
+// and drops them: each term's length and bytes, its count of postings,
+// its last section, and the lengths and bytes of its entries and of its
+// positions, uvarints.
+func (b *Builder) writeRun(ctx context.Context) (err error) {
+	f, err := os.CreateTemp(b.spill, "sections-run-*")
+	if err != nil {
+		return fmt.Errorf("section index: %w", err)
+	}
+	b.runs = append(b.runs, f)
+	w := bufio.NewWriter(f)
+	var num []byte
+	for _, t := range b.sortedTerms() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := b.terms[t]
+		num = binary.AppendUvarint(num[:0], uint64(len(t)))
+		w.Write(num)
+		w.WriteString(t)
+		num = binary.AppendUvarint(num[:0], p.n)
+		num = binary.AppendUvarint(num, uint64(p.last))
+		num = binary.AppendUvarint(num, uint64(len(p.entries)))
+		w.Write(num)
+		w.Write(p.entries)
+		num = binary.AppendUvarint(num[:0], uint64(len(p.blob)))
+		w.Write(num)
+		if _, err := w.Write(p.blob); err != nil {
+			return fmt.Errorf("section index: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("section index: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("section index: %w", err)
+	}
+	b.terms, b.held = map[string]*termPostings{}, 0
+	return nil
+}
+
+func (b *Builder) sortedTerms() []string {
+	terms := make([]string, 0, len(b.terms))
+	for t := range b.terms {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	return terms
+}
+
+// runReader reads one run file's terms in order.
+type runReader struct {
+	r    *bufio.Reader
+	term string
+	p    termPostings
+	done bool
+}
+
+func (rr *runReader) next() error {
+	n, err := binary.ReadUvarint(rr.r)
+	if err == io.EOF {
+		rr.done = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	bytesOf := func(n uint64) ([]byte, error) {
+		if n > 1<<31 {
+			return nil, errors.New("a run file's length is out of range")
+		}
+		out := make([]byte, n)
+		_, err := io.ReadFull(rr.r, out)
+		return out, err
+	}
+	term, err := bytesOf(n)
+	if err != nil {
+		return err
+	}
+	rr.term = string(term)
+	var v [3]uint64
+	for i := range v {
+		if v[i], err = binary.ReadUvarint(rr.r); err != nil {
+			return err
+		}
+	}
+	rr.p = termPostings{n: v[0], last: uint32(v[1])}
+	if rr.p.entries, err = bytesOf(v[2]); err != nil {
+		return err
+	}
+	if n, err = binary.ReadUvarint(rr.r); err != nil {
+		return err
+	}
+	rr.p.blob, err = bytesOf(n)
+	return err
+}
+
+// join appends q, the postings of later sections, to p: q's first
+// section, stored whole in its run, becomes its distance from p's last.
+func join(p *termPostings, q termPostings) {
+	if p.n == 0 {
+		*p = q
+		return
+	}
+	first, m := binary.Uvarint(q.entries)
+	p.entries = binary.AppendUvarint(p.entries, first-uint64(p.last))
+	p.entries = append(p.entries, q.entries[m:]...)
+	p.blob = append(p.blob, q.blob...)
+	p.n += q.n
+	p.last = q.last
 }
 
 // post appends section sec's posting of term.
@@ -131,7 +280,9 @@ func (b *Builder) post(term string, sec uint32, a *termAcc) {
 	if p == nil {
 		p = &termPostings{}
 		b.terms[term] = p
+		b.held += int64(len(term)) + termOverhead
 	}
+	before := cap(p.entries) + cap(p.blob)
 	delta := sec
 	if p.n > 0 {
 		delta = sec - p.last
@@ -149,6 +300,7 @@ func (b *Builder) post(term string, sec uint32, a *termAcc) {
 	p.entries = binary.AppendUvarint(p.entries, uint64(len(p.blob)-start))
 	p.n++
 	p.last = sec
+	b.held += int64(cap(p.entries) + cap(p.blob) - before)
 }
 
 // Write puts the index through put (its table) and putTerm (its terms'
@@ -198,25 +350,72 @@ func (b *Builder) Write(ctx context.Context, trees []string, put, putTerm func(k
 		}
 	}
 	b.recs, b.pages, b.seen = nil, nil, nil
-	terms := make([]string, 0, len(b.terms))
-	for t := range b.terms {
-		terms = append(terms, t)
+	if len(b.runs) > 0 {
+		return b.merge(ctx, putTerm)
 	}
-	slices.Sort(terms)
-	for _, t := range terms {
+	for _, t := range b.sortedTerms() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p := b.terms[t]
-		// A fresh value each: bbolt holds it until its transaction ends.
-		v := make([]byte, 0, 2*binary.MaxVarintLen64+len(p.entries)+len(p.blob))
-		v = binary.AppendUvarint(v, p.n)
-		v = binary.AppendUvarint(v, uint64(len(p.entries)))
-		v = append(append(v, p.entries...), p.blob...)
-		if err := putTerm([]byte(t), v); err != nil {
+		if err := putTerm([]byte(t), b.terms[t].value()); err != nil {
 			return err
 		}
 		delete(b.terms, t)
 	}
 	return nil
+}
+
+// value is the stored value of a term's postings (Decode's layout), a
+// fresh one each: bbolt holds it until its transaction ends.
+func (p *termPostings) value() []byte {
+	v := make([]byte, 0, 2*binary.MaxVarintLen64+len(p.entries)+len(p.blob))
+	v = binary.AppendUvarint(v, p.n)
+	v = binary.AppendUvarint(v, uint64(len(p.entries)))
+	return append(append(v, p.entries...), p.blob...)
+}
+
+// merge writes the postings held as a last run, then puts every term of
+// the runs in term order, each term's postings joined in run order,
+// which is section order; it removes the runs.
+func (b *Builder) merge(ctx context.Context, putTerm func(key, value []byte) error) error {
+	defer b.Close()
+	if len(b.terms) > 0 {
+		if err := b.writeRun(ctx); err != nil {
+			return err
+		}
+	}
+	rs := make([]*runReader, len(b.runs))
+	for i, f := range b.runs {
+		rs[i] = &runReader{r: bufio.NewReader(f)}
+		if err := rs[i].next(); err != nil {
+			return fmt.Errorf("section index: run %s: %w", f.Name(), err)
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		term, any := "", false
+		for _, r := range rs {
+			if !r.done && (!any || r.term < term) {
+				term, any = r.term, true
+			}
+		}
+		if !any {
+			return nil
+		}
+		var p termPostings
+		for i, r := range rs {
+			if r.done || r.term != term {
+				continue
+			}
+			join(&p, r.p)
+			if err := r.next(); err != nil {
+				return fmt.Errorf("section index: run %s: %w", b.runs[i].Name(), err)
+			}
+		}
+		if err := putTerm([]byte(term), p.value()); err != nil {
+			return err
+		}
+	}
 }

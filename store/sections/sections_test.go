@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,11 @@ func damagedFunc(problem string) error { return fmt.Errorf("%w: %s", errTestDama
 
 func build(t *testing.T, pages []testPage, trees []string) *stored {
 	t.Helper()
-	b := NewBuilder()
+	return buildWith(t, NewBuilder(), pages, trees)
+}
+
+func buildWith(t *testing.T, b *Builder, pages []testPage, trees []string) *stored {
+	t.Helper()
 	for _, p := range pages {
 		if err := b.Page(t.Context(), p.tree, p.title, p.text, textmap.Scan(p.text), headingsOf(p.text)); err != nil {
 			t.Fatal(err)
@@ -274,5 +279,68 @@ func TestTreesInOrder(t *testing.T) {
 	nop := func(k, v []byte) error { return nil }
 	if err := b.Write(t.Context(), []string{"tzdocs", "cloud"}, nop, nop); err == nil {
 		t.Error("trees out of the version's order are taken")
+	}
+}
+
+// TestSpilledRunsMerge: a builder holding at most a few bytes of
+// postings writes them to run files after each page and merges them at
+// Write into exactly the values of one that holds them all, then removes
+// the runs; Close removes the runs of a build that stops before Write.
+func TestSpilledRunsMerge(t *testing.T) {
+	var pages []testPage
+	for i := range 6 {
+		for _, p := range testPages {
+			pages = append(pages, testPage{p.tree + string(rune('a'+i%2)), p.title, p.text + strings.Repeat("more run words\n", i)})
+		}
+	}
+	slices.SortStableFunc(pages, func(a, b testPage) int { return strings.Compare(a.tree, b.tree) })
+	trees := []string{"clouda", "cloudb", "tzdocsa", "tzdocsb"}
+	want := build(t, pages, trees)
+	dir := t.TempDir()
+	b := NewBuilder()
+	b.SpillTo(dir, 1)
+	for _, p := range pages {
+		if err := b.Page(t.Context(), p.tree, p.title, p.text, textmap.Scan(p.text), headingsOf(p.text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Runs() != len(pages) {
+		t.Fatalf("%d runs for %d pages, each over the bound", b.Runs(), len(pages))
+	}
+	got := &stored{table: map[string][]byte{}, terms: map[string][]byte{}}
+	err := b.Write(t.Context(), trees,
+		func(k, v []byte) error { got.table[string(k)] = v; return nil },
+		func(k, v []byte) error {
+			got.terms[string(k)] = v
+			got.termOrder = append(got.termOrder, string(k))
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.termOrder, want.termOrder) {
+		t.Fatalf("merged terms %d, want %d in order", len(got.termOrder), len(want.termOrder))
+	}
+	for k, v := range want.terms {
+		if !bytes.Equal(got.terms[k], v) {
+			t.Fatalf("term %q merged to %x, want %x", k, got.terms[k], v)
+		}
+	}
+	for k, v := range want.table {
+		if !bytes.Equal(got.table[k], v) {
+			t.Fatalf("table %s differs", k)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("runs left after Write: %v", left)
+	}
+	b = NewBuilder()
+	b.SpillTo(dir, 1)
+	if err := b.Page(t.Context(), "cloud", "T", "text\n", textmap.Scan("text\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if left, _ := os.ReadDir(dir); len(left) != 0 || b.Runs() != 0 {
+		t.Fatalf("runs left after Close: %v", left)
 	}
 }
