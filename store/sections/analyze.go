@@ -97,6 +97,26 @@ type chunkTerm struct {
 
 // analyzeWith is Analyze, reading and filling cache where it is not nil.
 func analyzeWith(cache map[string]chunkTerms, text string, pos int, emit func(term string, pos int)) int {
+	forChunks(text, func(chunk string) {
+		ct, ok := cache[chunk]
+		if !ok {
+			ct = analyzeChunk(chunk)
+			if cache != nil {
+				cache[strings.Clone(chunk)] = ct
+			}
+		}
+		for _, t := range ct.terms {
+			emit(t.term, pos+t.at)
+		}
+		pos += ct.parts
+	})
+	return pos
+}
+
+// forChunks calls f with each chunk of text, in order: each run of word
+// characters and joiners that starts with a word character, its trailing
+// joiners trimmed.
+func forChunks(text string, f func(chunk string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
@@ -111,21 +131,9 @@ func analyzeWith(cache map[string]chunkTerms, text string, pos int, emit func(te
 			}
 			j += n
 		}
-		chunk := strings.TrimRightFunc(text[i:j], isJoiner)
+		f(strings.TrimRightFunc(text[i:j], isJoiner))
 		i = j
-		ct, ok := cache[chunk]
-		if !ok {
-			ct = analyzeChunk(chunk)
-			if cache != nil {
-				cache[strings.Clone(chunk)] = ct
-			}
-		}
-		for _, t := range ct.terms {
-			emit(t.term, pos+t.at)
-		}
-		pos += ct.parts
 	}
-	return pos
 }
 
 // analyzeChunk returns the terms of one chunk (a run of word characters

@@ -8,14 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 )
 
 // analyzeStream is Analyze as it was written first: every part of the
-// text through bleve's filters as one stream, identifiers merged in by
-// position. Analyze, chunk by chunk, must emit the same.
+// text (its chunks cut as Analyze cuts them) through bleve's filters as
+// one stream, identifiers merged in by position. Analyze, through the
+// filters chunk by chunk, must emit the same.
 func analyzeStream(text string, pos int, emit func(term string, pos int)) int {
 	type wholeTerm struct {
 		term string
@@ -23,22 +23,7 @@ func analyzeStream(text string, pos int, emit func(term string, pos int)) int {
 	}
 	var stream analysis.TokenStream
 	var wholes []wholeTerm
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			i += n
-			continue
-		}
-		j := i
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if !isWordRune(r) && !isJoiner(r) {
-				break
-			}
-			j += n
-		}
-		chunk := strings.TrimRightFunc(text[i:j], isJoiner)
-		i = j
+	forChunks(text, func(chunk string) {
 		parts := splitParts(chunk)
 		if len(parts) > 1 {
 			wholes = append(wholes, wholeTerm{strings.ToLower(chunk), pos})
@@ -47,7 +32,7 @@ func analyzeStream(text string, pos int, emit func(term string, pos int)) int {
 			stream = append(stream, &analysis.Token{Term: []byte(p), Position: pos, Type: analysis.AlphaNumeric})
 			pos++
 		}
-	}
+	})
 	for _, f := range wordFilters {
 		stream = f.Filter(stream)
 	}

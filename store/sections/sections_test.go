@@ -56,11 +56,22 @@ func build(t *testing.T, pages []testPage, trees []string) *stored {
 
 func buildWith(t *testing.T, b *Builder, pages []testPage, trees []string) *stored {
 	t.Helper()
+	givePages(t, b, pages)
+	return writeStored(t, b, trees)
+}
+
+func givePages(t *testing.T, b *Builder, pages []testPage) {
+	t.Helper()
 	for _, p := range pages {
 		if err := b.Page(t.Context(), p.tree, p.title, p.text, textmap.Scan(p.text), headingsOf(p.text)); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// writeStored writes b's index into maps, as the store holds it.
+func writeStored(t *testing.T, b *Builder, trees []string) *stored {
+	t.Helper()
 	s := &stored{table: map[string][]byte{}, terms: map[string][]byte{}}
 	err := b.Write(t.Context(), trees,
 		func(k, v []byte) error { s.table[string(k)] = v; return nil },
@@ -299,25 +310,11 @@ func TestSpilledRunsMerge(t *testing.T) {
 	dir := t.TempDir()
 	b := NewBuilder()
 	b.SpillTo(dir, 1)
-	for _, p := range pages {
-		if err := b.Page(t.Context(), p.tree, p.title, p.text, textmap.Scan(p.text), headingsOf(p.text)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	givePages(t, b, pages)
 	if b.Runs() != len(pages) {
 		t.Fatalf("%d runs for %d pages, each over the bound", b.Runs(), len(pages))
 	}
-	got := &stored{table: map[string][]byte{}, terms: map[string][]byte{}}
-	err := b.Write(t.Context(), trees,
-		func(k, v []byte) error { got.table[string(k)] = v; return nil },
-		func(k, v []byte) error {
-			got.terms[string(k)] = v
-			got.termOrder = append(got.termOrder, string(k))
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := writeStored(t, b, trees)
 	if !slices.Equal(got.termOrder, want.termOrder) {
 		t.Fatalf("merged terms %d, want %d in order", len(got.termOrder), len(want.termOrder))
 	}
