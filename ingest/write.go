@@ -31,13 +31,15 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-// 4 (issue 32): pages of formats other than Mintlify are served clean (issue 32: no
+// 4 (issue 32): pages of formats other than Mintlify are served clean (no
 // MDX import or export lines, no heading attribute lists, no tags in
 // headings and titles; a heading's attribute id kept as its anchor), a
 // versioned Docusaurus site is read at its default version, and
 // navigation functions are followed; the links between the pages of a
 // tree of a generator other than Mintlify are served as the served route
-// and the outline's anchor.
+// and the outline's anchor; and (issue 30) the section index of search_documentation is derived
+// and stored (package store/sections), so that re-ingesting a site whose
+// version predates it builds a version holding it.
 const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to
@@ -132,6 +134,9 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 		stored = []byte(lower)
 	}
 	if err := w.b.PutPageSearch(w.tree, p.Route, stored, p.headings); err != nil {
+		return err
+	}
+	if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
 		return err
 	}
 	lowerTitle := strings.ToLower(p.Title)

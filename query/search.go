@@ -731,12 +731,15 @@ func isEmpty(s []uint64) bool {
 
 // Warm derives what the reader reads of v on every search (its pages'
 // lower-cased titles and headings) before v is served, so that the first
-// search after an activation or a start pays nothing for it. The section
-// index of search_documentation is not built here: it is built by the
-// version's first search_documentation call (sectionsOf), so that a start
-// or an activation costs no more than before the action existed.
-// StoreWarm makes it a store.WarmFunc.
+// search after an activation or a start pays nothing for it, and reads
+// the section table of search_documentation's stored index (sectionsOf),
+// a few bytes a section. A version without a stored index, or with a
+// damaged one, is still served: search_documentation answers its error,
+// every other read as before. StoreWarm makes it a store.WarmFunc.
 func (r *Reader) Warm(_ context.Context, v Version) error {
-	_, err := pagesOf(v)
-	return err
+	if _, err := pagesOf(v); err != nil {
+		return err
+	}
+	_, _ = sectionsOf(v)
+	return nil
 }

@@ -212,7 +212,7 @@ func (r *Reader) pack(v Version, ix *secIndex, names []string, scope []int, rank
 	considered, tries := 0, 0
 	add := func(c scoredSection, s SearchSection, lead, body string, sep, size int) error {
 		e := ix.secs[c.sec]
-		if g := ix.groups[e.dup]; g != nil {
+		if g := ix.group(e.dup); g != nil {
 			for _, o := range g {
 				oe := ix.secs[o]
 				if o == c.sec || !inScope[oe.tree] {

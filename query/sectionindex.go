@@ -3,23 +3,25 @@ package query
 import (
 	"container/heap"
 	"context"
-	"crypto/sha256"
 	"math"
-	"slices"
 	"sort"
 	"sync"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 // The section index of search_documentation: every section of every page
-// of a version (splitSections), with the postings of its two fields (the
-// page's title and the section's heading path; the section's text) and
-// the positions of its text's terms. It is derived from the version's
-// served texts once per version (Memo, filled by the version's first
-// search_documentation call; concurrent first calls wait for the one
-// build) and lives and dies with the version; it holds nothing of a
-// caller.
+// of a version (sections.Split), with the lengths of its two fields (the
+// page's title and the section's heading path; the section's text), and
+// per term its postings: the sections holding it, its frequency in each
+// field and its text positions. Ingest derives it and the store keeps it
+// in the version (package store/sections); a version's first
+// search_documentation call reads its section table into memory once per
+// version (Memo), and every call reads the postings of its query's terms
+// alone, in place. A version built before ingest stored it answers
+// context_unavailable, naming the fix. It holds nothing of a caller.
 
 // BM25F's parameters, the same for both fields: k1 the term-frequency
 // saturation, b the length normalisation; the fields' weights; the
@@ -39,7 +41,43 @@ const (
 	pageWeight = 0.5
 )
 
-// secEntry is one indexed section.
+// pieceMax is the most code points a section holds before it is cut
+// into pieces (sections.PieceMax).
+const pieceMax = sections.PieceMax
+
+// analyze is the word analysis of sections and queries (sections.Analyze).
+func analyze(text string, pos int, emit func(term string, pos int)) int {
+	return sections.Analyze(text, pos, emit)
+}
+
+// span is one section of a page's served text: code points [start, end),
+// and the page heading it starts at, -1 for the lead.
+type span struct {
+	start, end int
+	head       int
+}
+
+// splitSections cuts a page's served text into its sections
+// (sections.Split).
+func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout) []span {
+	got := sections.Split(text, n, hs, places)
+	out := make([]span, len(got))
+	for i, s := range got {
+		out[i] = span{s.Start, s.End, s.Head}
+	}
+	return out
+}
+
+// headingPath returns the indexes of the headings enclosing heading h and
+// h itself, outer to inner; none for the lead (h < 0).
+func headingPath(hs []tzctx.Heading, h int) []int { return sections.HeadingPath(hs, h) }
+
+// sectionTitle is the text of a section's title field (sections.Title).
+func sectionTitle(title string, hs []tzctx.Heading, head int) string {
+	return sections.Title(title, hs, head)
+}
+
+// secEntry is one indexed section (sections.Record).
 type secEntry struct {
 	ord      int32 // page ordinal
 	tree     int32 // index in the version's TreeNames
@@ -50,14 +88,7 @@ type secEntry struct {
 	textLen  int32 // terms of the text field
 	dup      int32 // the first section of the same text, itself where none is before it
 	page     int32 // index in secIndex.pages
-}
-
-// secPosting is one section holding a term: its frequency in each field,
-// and where its text positions start in secIndex.pos (text of them).
-type secPosting struct {
-	sec         uint32
-	title, text uint16
-	pos         uint32
+	next     int32 // the next section of the same text, -1 for none
 }
 
 // treeStats are the sums BM25F reads of one tree's sections, which are
@@ -69,174 +100,104 @@ type treeStats struct {
 	sumPage           float64 // terms of those pages' text
 }
 
-// secIndex is a version's section index.
+// secIndex is a version's section index: its section table and sums,
+// read once per version, and its stored postings.
 type secIndex struct {
 	secs  []secEntry
-	terms map[string]int32
-	posts [][]secPosting // by term id, in section order
-	pos   []uint32       // text positions, by posting
-	trees []treeStats    // by index in the version's TreeNames
+	trees []treeStats // by index in the version's TreeNames
 	// pages holds each page's text length in terms (the sum of its
 	// sections'), by the index secEntry.page names.
-	pages []int32
-	// groups names, for a section with duplicates, every section of its
-	// text in section order.
-	groups map[int32][]int32
+	pages  []int32
+	stored *sections.Index
+}
+
+// sectionVersion is a Version that holds a stored section index.
+type sectionVersion interface {
+	// Sections returns the version's section index, nil where the
+	// version was built before ingest stored it.
+	Sections() *sections.Index
 }
 
 // secIndexKey is the Memo key of a version's section index.
 type secIndexKey struct{}
 
-// sectionsOf returns the section index of v, built once per version.
+// sectionsOf returns the section index of v, its tables read once per
+// version, or context_unavailable where v holds none.
 func sectionsOf(v Version) (*secIndex, error) {
-	d, err := v.Memo(secIndexKey{}, buildSecIndex)
+	d, err := v.Memo(secIndexKey{}, readSecIndex)
 	if err != nil {
 		return nil, err
 	}
 	return d.(*secIndex), nil
 }
 
-// headingPath returns the indexes of the headings enclosing heading h and
-// h itself, outer to inner; none for the lead (h < 0).
-func headingPath(hs []tzctx.Heading, h int) []int {
-	if h < 0 {
-		return nil
+func readSecIndex(v Version) (any, error) {
+	var stored *sections.Index
+	if sv, ok := v.(sectionVersion); ok {
+		stored = sv.Sections()
 	}
-	path := []int{h}
-	d := hs[h].Depth
-	for i := h - 1; i >= 0; i-- {
-		if hs[i].Depth < d {
-			path = append(path, i)
-			d = hs[i].Depth
-		}
+	if stored == nil {
+		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the served site version %s was built before search_documentation's section index was stored at ingest; ingest the site again (tzctx ingest) and activate the new version", v.Name())
 	}
-	slices.Reverse(path)
-	return path
-}
-
-// termAcc is one term of one section while it is indexed.
-type termAcc struct {
-	title, text int
-	pos         []uint32
-}
-
-func buildSecIndex(v Version) (any, error) {
-	ix := &secIndex{terms: map[string]int32{}, groups: map[int32][]int32{}}
-	seen := map[[32]byte]int32{}
-	acc := map[string]*termAcc{}
-	var pool []*termAcc
-	get := func(term string) *termAcc {
-		a := acc[term]
-		if a == nil {
-			if n := len(pool); n > 0 {
-				a, pool = pool[n-1], pool[:n-1]
-			} else {
-				a = new(termAcc)
-			}
-			acc[term] = a
-		}
-		return a
+	if stored.Trees() != len(v.TreeNames()) {
+		return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the section index of the served site version %s names %d trees, the version %d; ingest the site again (tzctx ingest) and activate the new version", v.Name(), stored.Trees(), len(v.TreeNames()))
 	}
-	for ti, name := range v.TreeNames() {
-		t := v.Tree(name)
-		st := treeStats{first: len(ix.secs)}
-		if t != nil {
-			first := t.First()
-			for pi, p := range t.Pages() {
-				txt, err := t.Text(p.Route)
-				if err != nil {
-					return nil, err
-				}
-				if txt == nil {
-					continue
-				}
-				hs, err := t.Headings(p.Route)
-				if err != nil {
-					return nil, err
-				}
-				text := string(txt.Bytes())
-				at := codePointBytes(text, txt.Total())
-				page := int32(len(ix.pages))
-				ix.pages = append(ix.pages, 0)
-				for _, s := range splitSections(text, txt.Total(), hs, txt) {
-					id := int32(len(ix.secs))
-					e := secEntry{ord: int32(first + pi), tree: int32(ti), head: int32(s.head), start: int32(s.start), end: int32(s.end), dup: id, page: page}
-					body := text[at[s.start]:at[s.end]]
-					e.titleLen = int32(analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { get(term).title++ }))
-					e.textLen = int32(analyze(body, 0, func(term string, pos int) {
-						a := get(term)
-						a.text++
-						a.pos = append(a.pos, uint32(pos))
-					}))
-					sum := sha256.Sum256([]byte(body))
-					if d, ok := seen[sum]; ok {
-						e.dup = d
-						if ix.groups[d] == nil {
-							ix.groups[d] = []int32{d}
-						}
-						ix.groups[d] = append(ix.groups[d], id)
-					} else {
-						seen[sum] = id
-					}
-					for term, a := range acc {
-						tid, ok := ix.terms[term]
-						if !ok {
-							tid = int32(len(ix.posts))
-							ix.terms[term] = tid
-							ix.posts = append(ix.posts, nil)
-						}
-						ix.posts[tid] = append(ix.posts[tid], secPosting{sec: uint32(id), title: clampTF(a.title), text: clampTF(a.text), pos: uint32(len(ix.pos))})
-						ix.pos = append(ix.pos, a.pos...)
-						a.title, a.text, a.pos = 0, 0, a.pos[:0]
-						pool = append(pool, a)
-					}
-					clear(acc)
-					st.sumTitle += float64(e.titleLen)
-					st.sumText += float64(e.textLen)
-					ix.pages[page] += e.textLen
-					ix.secs = append(ix.secs, e)
-				}
-				st.pages++
-				st.sumPage += float64(ix.pages[page])
-			}
+	recs, err := stored.Records()
+	if err != nil {
+		return nil, err
+	}
+	ix := &secIndex{secs: make([]secEntry, len(recs)), pages: stored.PageLens(), stored: stored}
+	names := v.TreeNames()
+	for i, r := range recs {
+		t := v.Tree(names[r.Tree])
+		if t == nil || int(r.Ord) < t.First() || int(r.Ord) >= t.First()+len(t.Pages()) {
+			return nil, tzctx.Errorf(tzctx.ContextUnavailable, "the section index of the served site version %s names page %d outside its tree %s; ingest the site again (tzctx ingest) and activate the new version", v.Name(), r.Ord, names[r.Tree])
 		}
-		st.end = len(ix.secs)
-		ix.trees = append(ix.trees, st)
+		ix.secs[i] = secEntry{ord: r.Ord, tree: r.Tree, head: r.Head, start: r.Start, end: r.End, titleLen: r.TitleLen, textLen: r.TextLen, dup: r.Dup, page: r.Page, next: r.Next}
+	}
+	for i := range stored.Trees() {
+		t := stored.Tree(i)
+		ix.trees = append(ix.trees, treeStats{first: t.First, end: t.End, sumTitle: float64(t.SumTitle), sumText: float64(t.SumText), pages: t.Pages, sumPage: float64(t.SumPage)})
 	}
 	return ix, nil
 }
 
-// sectionTitle is the text of a section's title field: the page's title
-// and the texts of its heading path.
-func sectionTitle(title string, hs []tzctx.Heading, head int) string {
-	for _, i := range headingPath(hs, head) {
-		title += "\n" + hs[i].Text
+// group returns every section of section d's text in section order, d
+// the first of them, or nil where d's text is nowhere else.
+func (ix *secIndex) group(d int32) []int32 {
+	if ix.secs[d].next < 0 {
+		return nil
 	}
-	return title
+	var out []int32
+	for s := d; s >= 0; s = ix.secs[s].next {
+		out = append(out, s)
+	}
+	return out
 }
 
-func clampTF(n int) uint16 { return uint16(min(n, math.MaxUint16)) }
-
-// queryTerm is one distinct term of a query: its id in the index, its
-// place among the query's parts, and its weight once scoped.
+// queryTerm is one distinct term of a query: its stored postings, read
+// by rank, its place among the query's parts, and its weight once
+// scoped.
 type queryTerm struct {
-	id   int32
-	qpos int
-	idf  float64
+	raw   []byte
+	posts sections.Postings
+	qpos  int
+	idf   float64
 }
 
 // queryTerms returns the distinct terms of a query the index holds, in
 // the order of their first place in the query.
 func (ix *secIndex) queryTerms(query string) []queryTerm {
 	var out []queryTerm
-	seen := map[int32]bool{}
+	seen := map[string]bool{}
 	analyze(query, 0, func(term string, pos int) {
-		id, ok := ix.terms[term]
-		if !ok || seen[id] {
+		if seen[term] {
 			return
 		}
-		seen[id] = true
-		out = append(out, queryTerm{id: id, qpos: pos})
+		seen[term] = true
+		if raw := ix.stored.Postings(term); raw != nil {
+			out = append(out, queryTerm{raw: raw, qpos: pos})
+		}
 	})
 	return out
 }
@@ -303,24 +264,28 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 		// A term's postings are in section order and each tree's
 		// sections are one span, so the postings of the trees in scope
 		// are one span of them per tree.
-		ps := ix.posts[qt[i].id]
-		spans := make([][]secPosting, 0, len(scope))
+		var err error
+		if qt[i].posts, err = ix.stored.Decode(qt[i].raw, nil); err != nil {
+			return nil, 0, err
+		}
+		ps := qt[i].posts.List
+		spans := make([][]sections.Posting, 0, len(scope))
 		df := 0
 		for _, t := range scope {
 			st := ix.trees[t]
-			lo := sort.Search(len(ps), func(k int) bool { return ps[k].sec >= uint32(st.first) })
-			hi := lo + sort.Search(len(ps)-lo, func(k int) bool { return ps[lo+k].sec >= uint32(st.end) })
+			lo := sort.Search(len(ps), func(k int) bool { return ps[k].Sec >= uint32(st.first) })
+			hi := lo + sort.Search(len(ps)-lo, func(k int) bool { return ps[lo+k].Sec >= uint32(st.end) })
 			spans = append(spans, ps[lo:hi])
 			df += hi - lo
 		}
 		qt[i].idf = idf(n, float64(df))
 		for _, span := range spans {
 			for _, p := range span {
-				e := &ix.secs[p.sec]
-				if sc.score[p.sec] == 0 {
-					sc.touched = append(sc.touched, int32(p.sec))
+				e := &ix.secs[p.Sec]
+				if sc.score[p.Sec] == 0 {
+					sc.touched = append(sc.touched, int32(p.Sec))
 				}
-				sc.score[p.sec] += qt[i].idf * bm25F(float64(p.title), float64(e.titleLen), avgTitle, float64(p.text), float64(e.textLen), avgText)
+				sc.score[p.Sec] += qt[i].idf * bm25F(float64(p.Title), float64(e.titleLen), avgTitle, float64(p.Text), float64(e.textLen), avgText)
 			}
 		}
 		ix.scorePages(sc, spans, np, avgPage)
@@ -332,7 +297,11 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 	}
 	cands := topScored(sc.touched, sc.score, rescored)
 	for i := range cands {
-		cands[i].score += ix.proximity(cands[i].sec, qt)
+		bonus, err := proximity(cands[i].sec, qt)
+		if err != nil {
+			return nil, 0, err
+		}
+		cands[i].score += bonus
 	}
 	sortScored(cands)
 	if len(cands) > limit {
@@ -344,18 +313,18 @@ func (ix *secIndex) rank(ctx context.Context, scope []int, qt []queryTerm, limit
 // scorePages adds one term's BM25 weight over whole pages (their
 // sections' text taken together) to each page holding it. A page's
 // sections are consecutive, so its postings are too.
-func (ix *secIndex) scorePages(sc *scratch, spans [][]secPosting, np, avgPage float64) {
+func (ix *secIndex) scorePages(sc *scratch, spans [][]sections.Posting, np, avgPage float64) {
 	var held []int32
 	for _, span := range spans {
 		for _, p := range span {
-			if p.text == 0 {
+			if p.Text == 0 {
 				continue
 			}
-			pg := ix.secs[p.sec].page
+			pg := ix.secs[p.Sec].page
 			if sc.pageTF[pg] == 0 {
 				held = append(held, pg)
 			}
-			sc.pageTF[pg] += float64(p.text)
+			sc.pageTF[pg] += float64(p.Text)
 		}
 	}
 	w := idf(np, float64(len(held)))
@@ -428,27 +397,30 @@ func bm25F(tfTitle, lenTitle, avgTitle, tfText, lenText, avgText float64) float6
 	return tf / (bm25K1 + tf)
 }
 
-// positions returns the text positions of term id in section sec, in
+// positions returns the text positions of a term in section sec, in
 // order, or nil.
-func (ix *secIndex) positions(id int32, sec int32) []uint32 {
-	ps := ix.posts[id]
-	i := sort.Search(len(ps), func(i int) bool { return ps[i].sec >= uint32(sec) })
-	if i == len(ps) || ps[i].sec != uint32(sec) {
-		return nil
+func (q *queryTerm) positions(sec int32) ([]uint32, error) {
+	ps := q.posts.List
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].Sec >= uint32(sec) })
+	if i == len(ps) || ps[i].Sec != uint32(sec) {
+		return nil, nil
 	}
-	return ix.pos[ps[i].pos : ps[i].pos+uint32(ps[i].text)]
+	return q.posts.Positions(i)
 }
 
 // proximity is the bonus of a section whose text holds two terms of the
 // query from different places in it close together: for each such pair,
 // proxWeight times the lesser idf over their least distance in parts,
 // where that is at most proxWindow.
-func (ix *secIndex) proximity(sec int32, qt []queryTerm) float64 {
+func proximity(sec int32, qt []queryTerm) (float64, error) {
 	pos := make([][]uint32, len(qt))
 	for i := range qt {
-		pos[i] = ix.positions(qt[i].id, sec)
+		var err error
+		if pos[i], err = qt[i].positions(sec); err != nil {
+			return 0, err
+		}
 	}
-	return proximityOf(qt, pos)
+	return proximityOf(qt, pos), nil
 }
 
 // proximityOf is proximity over the terms' positions in one text.

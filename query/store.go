@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/store"
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 // This file is the one place query reads package store: it adapts the
@@ -65,6 +66,10 @@ func (v storeVersion) Candidates(ctx context.Context, field Field, gram string, 
 	return v.v.Postings(ctx, storeFields[field], gram, set)
 }
 
+// Sections returns the version's stored section index, nil where it was
+// built before ingest stored it.
+func (v storeVersion) Sections() *sections.Index { return v.v.Sections() }
+
 func (v storeVersion) Memo(key any, f func(Version) (any, error)) (any, error) {
 	return v.v.Memo(key, func() (any, error) { return f(v) })
 }
@@ -89,10 +94,11 @@ func (t storeTree) Headings(route string) ([]tzctx.Heading, error) { return t.t.
 func (t storeTree) SearchBody(route string) ([]byte, bool) { return t.t.SearchBody(route) }
 
 var (
-	_ Versions = storeVersions{}
-	_ Version  = storeVersion{}
-	_ Tree     = storeTree{}
-	_ Text     = (*store.Text)(nil)
+	_ Versions       = storeVersions{}
+	_ Version        = storeVersion{}
+	_ Tree           = storeTree{}
+	_ sectionVersion = storeVersion{}
+	_ Text           = (*store.Text)(nil)
 )
 
 // Library implements LibraryVersion: the store's library catalog, nil

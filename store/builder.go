@@ -18,6 +18,8 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
+	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 var (
@@ -26,6 +28,10 @@ var (
 	keyManifest  = []byte("manifest")
 	bucketText   = []byte("text")
 	bucketSearch = []byte("search")
+	// bucketSections holds the section index of search_documentation
+	// (package sections); no tree is named so (tzctx.CheckTreeName). A
+	// version built before it was stored lacks it.
+	bucketSections = []byte("_sections")
 )
 
 // Builder writes one new version in a staging folder. Nothing it writes is
@@ -54,6 +60,10 @@ type Builder struct {
 	laidOut []string
 	// library is the library catalog's record, nil for none.
 	library []byte
+	// sections derives the section index from the pages PutPageSections
+	// is given; nil where none was, and the version then holds none.
+	sections     *sections.Builder
+	sectionsHeld int64
 }
 
 // builtTree is what a Builder keeps of one tree until Commit.
@@ -70,7 +80,17 @@ type BuildOptions struct {
 	// uses up to a core and holds one segment's pages (indexBatch) as
 	// documents.
 	IndexWorkers int
+	// SectionsHeld is about the most bytes of search_documentation's
+	// postings the build holds in memory (checked after each page); past
+	// it they go to a work file in the staging folder, merged at Commit.
+	// 0 takes DefaultSectionsHeld.
+	SectionsHeld int64
 }
+
+// DefaultSectionsHeld is BuildOptions.SectionsHeld's default: 64 MiB,
+// about twice what powershell-docs' 3,077 pages (39 MB) hold, so that a
+// site of that size writes no work file.
+const DefaultSectionsHeld = 64 << 20
 
 // NewBuilder starts a version in a fresh staging folder, first removing
 // what interrupted builds left behind, with the default BuildOptions.
@@ -84,6 +104,12 @@ func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
 	if o.IndexWorkers < 1 || o.IndexWorkers > MaxIndexWorkers {
 		return nil, fmt.Errorf("%d index workers: give 1 to %d", o.IndexWorkers, MaxIndexWorkers)
 	}
+	if o.SectionsHeld == 0 {
+		o.SectionsHeld = DefaultSectionsHeld
+	}
+	if o.SectionsHeld < 0 {
+		return nil, fmt.Errorf("%d bytes of section postings held: give a positive number, or 0 for the default %d", o.SectionsHeld, DefaultSectionsHeld)
+	}
 	laidOut, err := s.makeLayout()
 	if err != nil {
 		return nil, err
@@ -94,7 +120,7 @@ func (s *Store) NewBuilderWith(o BuildOptions) (*Builder, error) {
 		removeEmpty(laidOut)
 		return nil, err
 	}
-	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}, laidOut: laidOut}
+	b := &Builder{s: s, dir: dir, lock: lock, trees: map[string]*builtTree{}, laidOut: laidOut, sectionsHeld: o.SectionsHeld}
 	b.texts, err = newFlatWriter(filepath.Join(dir, textsFile))
 	if err == nil {
 		b.aux, err = newFlatWriter(filepath.Join(dir, auxFile))
@@ -273,6 +299,20 @@ func (b *Builder) PutPageSearch(tree, route string, lower []byte, headings []tzc
 	return nil
 }
 
+// PutPageSections adds the next page, of tree, to the version's section
+// index (package sections): its title, its served text, the text's places
+// and its headings. Pages are given in the version's tree order and each
+// tree's manifest order; a version is given all its pages or none (then
+// it holds no section index, as versions built before it). It checks ctx
+// before each section.
+func (b *Builder) PutPageSections(ctx context.Context, tree, title, text string, places textmap.Layout, headings []tzctx.Heading) error {
+	if b.sections == nil {
+		b.sections = sections.NewBuilder()
+		b.sections.SpillTo(b.dir, b.sectionsHeld)
+	}
+	return b.sections.Page(ctx, tree, title, text, places, headings)
+}
+
 // PageGrams are the distinct n-grams of one page, each list joined by
 // single spaces: of the whole page (title and copy), of its title alone
 // and of its headings alone.
@@ -298,6 +338,9 @@ func (b *Builder) writeDB(ctx context.Context, meta []byte) error {
 	if err != nil {
 		return err
 	}
+	// The file grows by dbGrowth at a time past it, not by bbolt's
+	// default 16 MiB, which a version's file, written once, would keep.
+	db.AllocSize = dbGrowth
 	err = db.Update(func(tx *bolt.Tx) error {
 		mk, err := tx.CreateBucket(bucketMeta)
 		if err != nil {
@@ -341,9 +384,85 @@ func (b *Builder) writeDB(ctx context.Context, meta []byte) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = b.writeSections(ctx, db, meta)
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
+	return err
+}
+
+// dbGrowth is how much the version's bbolt file grows by at a time once
+// it is larger.
+const dbGrowth = 1 << 20
+
+// sectionsBatch is the most bytes of postings one transaction writes:
+// bbolt holds a transaction's pages in memory until it commits, so the
+// section index is written in transactions of about this size.
+const sectionsBatch = 8 << 20
+
+// writeSections writes the section index, where the builder was given
+// pages for it, in transactions of at most sectionsBatch bytes of
+// postings each (and one more posting), its terms in order.
+func (b *Builder) writeSections(ctx context.Context, db *bolt.DB, meta []byte) error {
+	if b.sections == nil {
+		return nil
+	}
+	var m Meta
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return err
+	}
+	if b.sections.Pages() != b.indexed {
+		return fmt.Errorf("the section index was given %d pages of the version's %d", b.sections.Pages(), b.indexed)
+	}
+	trees := make([]string, len(m.Trees))
+	for i, t := range m.Trees {
+		trees[i] = t.Name
+	}
+	tx, err := db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if tx != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	sb, err := tx.CreateBucket(bucketSections)
+	if err != nil {
+		return err
+	}
+	tb, err := sb.CreateBucket(sections.TermsKey)
+	if err != nil {
+		return err
+	}
+	tb.FillPercent = 1
+	pending := 0
+	put := func(k, v []byte) error { return sb.Put(k, v) }
+	putTerm := func(k, v []byte) error {
+		if pending >= sectionsBatch {
+			if err := tx.Commit(); err != nil {
+				tx = nil
+				return err
+			}
+			if tx, err = db.Begin(true); err != nil {
+				tx = nil
+				return err
+			}
+			tb = tx.Bucket(bucketSections).Bucket(sections.TermsKey)
+			tb.FillPercent = 1
+			pending = 0
+		}
+		pending += len(k) + len(v)
+		return tb.Put(k, v)
+	}
+	if err := b.sections.Write(ctx, trees, put, putTerm); err != nil {
+		return err
+	}
+	b.sections = nil
+	err = tx.Commit()
+	tx = nil
 	return err
 }
 
@@ -466,6 +585,9 @@ func (b *Builder) Abort() {
 	b.aux.abort()
 	b.index.abort()
 	b.index = nil
+	if b.sections != nil {
+		b.sections.Close()
+	}
 	os.RemoveAll(b.dir)
 	if b.lock != nil {
 		b.lock.Close()

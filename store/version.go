@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 // Version is one opened, immutable version. Its bbolt file is opened read
@@ -39,6 +40,10 @@ type Version struct {
 	frequent map[string][]uint64 // field + "\x00" + gram
 
 	memo sync.Map // key -> *memoEntry
+
+	// sections is the version's section index, nil where it was built
+	// before the index was stored.
+	sections *sections.Index
 }
 
 type memoEntry struct {
@@ -148,6 +153,18 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 	if ord != v.meta.Pages {
 		return damaged(dbFile, "lists %d pages, but %d were recorded at ingest", ord, v.meta.Pages)
 	}
+	if sb := v.tx.Bucket(bucketSections); sb != nil {
+		tb := sb.Bucket(sections.TermsKey)
+		if tb == nil {
+			return damaged(dbFile, "holds a section index without its terms")
+		}
+		if v.sections, err = sections.Open(sb.Get, tb.Get, func(problem string) error {
+			return &DamagedError{Version: name, File: dbFile, Problem: problem}
+		}); err != nil {
+			v.close()
+			return nil, err
+		}
+	}
 	if v.idx, err = bleve.OpenUsing(filepath.Join(dir, indexDir), map[string]any{"read_only": true}); err != nil {
 		return damaged(indexDir, "cannot be opened (%v)", err)
 	}
@@ -163,6 +180,10 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 	}
 	return v, nil
 }
+
+// Sections returns the version's section index, read in place, or nil
+// where the version was built before ingest stored it.
+func (v *Version) Sections() *sections.Index { return v.sections }
 
 // Meta returns the version's metadata.
 func (v *Version) Meta() Meta { return v.meta }

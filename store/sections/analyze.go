@@ -1,4 +1,4 @@
-package query
+package sections
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 
 // The word analysis of search_documentation (contracts/choices.md,
 // "search_documentation"), the same for a section's text, its title and
-// heading path, and a query:
+// heading path at ingest and for a query when it is searched:
 //
 //  1. The text is cut into chunks: runs of letters, digits and the joiners
 //     '_', '-', '.', ':' and the apostrophes, joiners trimmed at both ends.
@@ -57,11 +57,66 @@ func isJoiner(r rune) bool {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
-// analyze calls emit with each term of text and its position, the first
+// Analyze calls emit with each term of text and its position, the first
 // at pos, and returns the position after the last.
-func analyze(text string, pos int, emit func(term string, pos int)) int {
-	var stream analysis.TokenStream
-	var wholes []wholeTerm
+func Analyze(text string, pos int, emit func(term string, pos int)) int {
+	return analyzeWith(nil, text, pos, emit)
+}
+
+// Analyzer is Analyze with the terms of the chunks it met kept (at most
+// analyzerCache of them), for analysing many texts of one site: bleve's
+// filters act on each part alone, so a chunk's terms are the same
+// wherever it stands.
+type Analyzer struct {
+	cache map[string]chunkTerms
+}
+
+// analyzerCache is the most chunks an Analyzer keeps the terms of; past
+// it, it starts afresh.
+const analyzerCache = 1 << 16
+
+// Analyze is the package's Analyze, its chunks' terms kept.
+func (a *Analyzer) Analyze(text string, pos int, emit func(term string, pos int)) int {
+	if a.cache == nil || len(a.cache) >= analyzerCache {
+		a.cache = make(map[string]chunkTerms)
+	}
+	return analyzeWith(a.cache, text, pos, emit)
+}
+
+// chunkTerms are the terms of one chunk, in the order Analyze emits
+// them, each at its part's place in the chunk, and the chunk's parts.
+type chunkTerms struct {
+	terms []chunkTerm
+	parts int
+}
+
+type chunkTerm struct {
+	term string
+	at   int
+}
+
+// analyzeWith is Analyze, reading and filling cache where it is not nil.
+func analyzeWith(cache map[string]chunkTerms, text string, pos int, emit func(term string, pos int)) int {
+	forChunks(text, func(chunk string) {
+		ct, ok := cache[chunk]
+		if !ok {
+			ct = analyzeChunk(chunk)
+			if cache != nil {
+				cache[strings.Clone(chunk)] = ct
+			}
+		}
+		for _, t := range ct.terms {
+			emit(t.term, pos+t.at)
+		}
+		pos += ct.parts
+	})
+	return pos
+}
+
+// forChunks calls f with each chunk of text, in order: each run of word
+// characters and joiners that starts with a word character, its trailing
+// joiners trimmed.
+func forChunks(text string, f func(chunk string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
@@ -76,40 +131,37 @@ func analyze(text string, pos int, emit func(term string, pos int)) int {
 			}
 			j += n
 		}
-		chunk := strings.TrimRightFunc(text[i:j], isJoiner)
+		f(strings.TrimRightFunc(text[i:j], isJoiner))
 		i = j
-		parts := splitParts(chunk)
-		if len(parts) > 1 {
-			wholes = append(wholes, wholeTerm{strings.ToLower(chunk), pos})
-		}
-		for _, p := range parts {
-			stream = append(stream, &analysis.Token{Term: []byte(p), Position: pos, Type: analysis.AlphaNumeric})
-			pos++
-		}
+	}
+}
+
+// analyzeChunk returns the terms of one chunk (a run of word characters
+// and joiners): where it has two parts or more, the identifier whole,
+// then each part through bleve's English filters, in part order, a part
+// they drop left out.
+func analyzeChunk(chunk string) chunkTerms {
+	parts := splitParts(chunk)
+	var out chunkTerms
+	out.parts = len(parts)
+	if len(parts) > 1 {
+		// Cloned: ToLower answers chunk itself where it holds no upper
+		// case, and a term kept must not hold the text it came from.
+		out.terms = append(out.terms, chunkTerm{strings.Clone(strings.ToLower(chunk)), 0})
+	}
+	stream := make(analysis.TokenStream, len(parts))
+	for k, p := range parts {
+		stream[k] = &analysis.Token{Term: []byte(p), Position: k, Type: analysis.AlphaNumeric}
 	}
 	for _, f := range wordFilters {
 		stream = f.Filter(stream)
 	}
-	// Terms in position order, an identifier before its parts.
-	k := 0
 	for _, t := range stream {
-		for k < len(wholes) && wholes[k].pos <= t.Position {
-			emit(wholes[k].term, wholes[k].pos)
-			k++
-		}
 		if len(t.Term) > 0 {
-			emit(string(t.Term), t.Position)
+			out.terms = append(out.terms, chunkTerm{string(t.Term), t.Position})
 		}
 	}
-	for ; k < len(wholes); k++ {
-		emit(wholes[k].term, wholes[k].pos)
-	}
-	return pos
-}
-
-type wholeTerm struct {
-	term string
-	pos  int
+	return out
 }
 
 // splitParts cuts a chunk at its joiners, its case changes and where

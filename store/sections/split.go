@@ -1,6 +1,7 @@
-package query
+package sections
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,24 +12,24 @@ import (
 
 // shortSection is the fewest code points other than white space a
 // section's text, its heading line aside, holds without joining another
-// (splitSections): a heading with no text of its own before its
+// (Split): a heading with no text of its own before its
 // subsections joins them.
 const shortSection = 1
 
-// pieceMax is the most code points a section holds before splitLong cuts
+// PieceMax is the most code points a section holds before splitLong cuts
 // it into pieces at its paragraphs, so that a long section's best part
 // is ranked and packed on its own.
-const pieceMax = 1500
+const PieceMax = 1500
 
-// span is one section of a page's served text: code points [start, end),
-// and the page heading it starts at (an index into the page's headings),
-// -1 for the lead.
-type span struct {
-	start, end int
-	head       int
+// Span is one section of a page's served text: code points [Start, End),
+// and the page heading it starts at (Head, an index into the page's
+// headings), -1 for the lead.
+type Span struct {
+	Start, End int
+	Head       int
 }
 
-// splitSections cuts a page's served text, of n code points, into its
+// Split cuts a page's served text, of n code points, into its
 // sections: the lead before the first heading, then one per heading (the
 // page's headings are those of depth 2 or deeper outside fenced code, so
 // no cut falls inside a fence). A section whose text, its heading line
@@ -36,36 +37,36 @@ type span struct {
 // space takes in the sections after it while they are deeper (its
 // subsections); one still short joins the section before it. A lead of
 // white space alone is no section. Where places (the text's places a
-// read starts) is given, a section longer than pieceMax is then cut
+// read starts) is given, a section longer than PieceMax is then cut
 // into pieces at its paragraphs (splitLong).
-func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout) []span {
-	var out []span
+func Split(text string, n int, hs []tzctx.Heading, places textmap.Layout) []Span {
+	var out []Span
 	if len(hs) == 0 || hs[0].Offset > 0 {
 		end := n
 		if len(hs) > 0 {
 			end = hs[0].Offset
 		}
-		out = append(out, span{0, end, -1})
+		out = append(out, Span{0, end, -1})
 	}
 	for i, h := range hs {
 		end := n
 		if i+1 < len(hs) {
 			end = hs[i+1].Offset
 		}
-		out = append(out, span{h.Offset, end, i})
+		out = append(out, Span{h.Offset, end, i})
 	}
 	// Code-point offsets to byte offsets, for measuring the sections'
 	// texts: one pass over the text.
-	bytesAt := codePointBytes(text, n)
-	depth := func(s span) int {
-		if s.head < 0 {
+	bytesAt := CodePointBytes(text, n)
+	depth := func(s Span) int {
+		if s.Head < 0 {
 			return 1
 		}
-		return hs[s.head].Depth
+		return hs[s.Head].Depth
 	}
-	body := func(s span) int {
-		t := text[bytesAt[s.start]:bytesAt[s.end]]
-		if s.head >= 0 {
+	body := func(s Span) int {
+		t := text[bytesAt[s.Start]:bytesAt[s.End]]
+		if s.Head >= 0 {
 			if i := strings.IndexByte(t, '\n'); i >= 0 {
 				t = t[i+1:]
 			} else {
@@ -80,18 +81,18 @@ func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout
 		}
 		return c
 	}
-	merged := make([]span, 0, len(out))
+	merged := make([]Span, 0, len(out))
 	for i := 0; i < len(out); i++ {
 		s := out[i]
 		for body(s) < shortSection && i+1 < len(out) && depth(out[i+1]) > depth(s) {
-			s.end = out[i+1].end
+			s.End = out[i+1].End
 			i++
 		}
 		if len(merged) > 0 && body(s) < shortSection {
-			merged[len(merged)-1].end = s.end
+			merged[len(merged)-1].End = s.End
 			continue
 		}
-		if s.head < 0 && body(s) == 0 && i+1 < len(out) {
+		if s.Head < 0 && body(s) == 0 && i+1 < len(out) {
 			continue // a lead of white space alone
 		}
 		merged = append(merged, s)
@@ -99,9 +100,9 @@ func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout
 	if places == nil {
 		return merged
 	}
-	var pieces []span
+	var pieces []Span
 	for _, s := range merged {
-		pieces = splitLong(pieces, text, bytesAt, places, s, pieceMax)
+		pieces = splitLong(pieces, text, bytesAt, places, s, PieceMax)
 	}
 	return pieces
 }
@@ -114,15 +115,15 @@ func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout
 // there, else at the first paragraph start, or place a read starts,
 // past most (a long fence stays whole). Each piece keeps the section's
 // heading.
-func splitLong(out []span, text string, bytesAt []int, places textmap.Layout, s span, most int) []span {
+func splitLong(out []Span, text string, bytesAt []int, places textmap.Layout, s Span, most int) []Span {
 	least := most / 4
-	for s.end-s.start > most {
-		lo, hi := s.start+least, min(s.start+most, s.end-least)
+	for s.End-s.Start > most {
+		lo, hi := s.Start+least, min(s.Start+most, s.End-least)
 		// Pieces of about even length: the cut nearest the place that
 		// splits the rest evenly into the fewest pieces of at most most.
-		target := s.start + (s.end-s.start)/((s.end-s.start+most-1)/most)
+		target := s.Start + (s.End-s.Start)/((s.End-s.Start+most-1)/most)
 		para, base := -1, -1
-		for p := places.NextBaseAfter(s.start); p <= hi && p < s.end; p = places.NextBaseAfter(p) {
+		for p := places.NextBaseAfter(s.Start); p <= hi && p < s.End; p = places.NextBaseAfter(p) {
 			if p < lo {
 				continue
 			}
@@ -138,13 +139,13 @@ func splitLong(out []span, text string, bytesAt []int, places textmap.Layout, s 
 			cut = base
 		}
 		if cut < 0 {
-			cut = pastFence(text, bytesAt, places, hi, s.end-least)
+			cut = pastFence(text, bytesAt, places, hi, s.End-least)
 			if cut < 0 {
 				break
 			}
 		}
-		out = append(out, span{s.start, cut, s.head})
-		s.start = cut
+		out = append(out, Span{s.Start, cut, s.Head})
+		s.Start = cut
 	}
 	return append(out, s)
 }
@@ -174,9 +175,9 @@ func blankBefore(text string, at int) bool {
 	return strings.TrimSpace(text[prev+1:at-1]) == ""
 }
 
-// codePointBytes returns the byte offset of every code point of text, of n
+// CodePointBytes returns the byte offset of every code point of text, of n
 // code points, and len(text) at n.
-func codePointBytes(text string, n int) []int {
+func CodePointBytes(text string, n int) []int {
 	at := make([]int, 0, n+1)
 	for i := 0; i < len(text); {
 		at = append(at, i)
@@ -191,4 +192,31 @@ func absInt(x int) int {
 		return -x
 	}
 	return x
+}
+
+// HeadingPath returns the indexes of the headings enclosing heading h and
+// h itself, outer to inner; none for the lead (h < 0).
+func HeadingPath(hs []tzctx.Heading, h int) []int {
+	if h < 0 {
+		return nil
+	}
+	path := []int{h}
+	d := hs[h].Depth
+	for i := h - 1; i >= 0; i-- {
+		if hs[i].Depth < d {
+			path = append(path, i)
+			d = hs[i].Depth
+		}
+	}
+	slices.Reverse(path)
+	return path
+}
+
+// Title is the text of a section's title field: the page's title and the
+// texts of its heading path.
+func Title(title string, hs []tzctx.Heading, head int) string {
+	for _, i := range HeadingPath(hs, head) {
+		title += "\n" + hs[i].Text
+	}
+	return title
 }
