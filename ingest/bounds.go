@@ -32,6 +32,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
 		{Flag: "max-library-file-bytes", Usage: "largest library file (and library.json) accepted, in bytes", Unit: "bytes", Default: DefaultMaxLibraryFileBytes, Int64: &o.MaxLibraryFileBytes},
 		{Flag: "max-library-bytes", Usage: "most bytes the library's files may hold together", Unit: "bytes", Default: DefaultMaxLibraryBytes, Int64: &o.MaxLibraryBytes},
+		{Flag: "sections-held-bytes", Usage: "most bytes of search_documentation's section postings ingest holds in memory before it writes them to a work file in the staging folder, which the commit merges (ingest only)", Unit: "bytes", Default: store.DefaultSectionsHeld, Int64: &o.SectionsHeld},
 		{Flag: "index-workers", Usage: "workers that build the search index's segments at once, each using up to a core and holding 125 pages' n-grams (1 to 64; ingest only)", Unit: "workers", Default: store.DefaultIndexWorkers, Int: &o.IndexWorkers},
 		{Flag: "max-library-json-depth", Usage: "deepest nesting of a library JSON file", Unit: "levels", Default: DefaultMaxLibraryJSONDepth, Int: &o.MaxLibraryJSONDepth},
 	}

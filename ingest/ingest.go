@@ -100,6 +100,10 @@ type Options struct {
 	// IndexWorkers is how many builders build the search index at once
 	// (store.BuildOptions); 0 means store.DefaultIndexWorkers.
 	IndexWorkers int
+	// SectionsHeld is about the most bytes of search_documentation's
+	// section postings held in memory (store.BuildOptions); 0 means
+	// store.DefaultSectionsHeld.
+	SectionsHeld int64
 	// CodeNames are names no library file may hold (CTX-08).
 	CodeNames []string
 	// Progress, if set, is called after each page is written.
@@ -480,7 +484,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		pr.TotalPages += len(pages)
 	}
 	killpoint.Reach("ingest.manifests")
-	b, err := st.NewBuilderWith(store.BuildOptions{IndexWorkers: opts.IndexWorkers})
+	b, err := st.NewBuilderWith(store.BuildOptions{IndexWorkers: opts.IndexWorkers, SectionsHeld: opts.SectionsHeld})
 	if err != nil {
 		return nil, err
 	}
