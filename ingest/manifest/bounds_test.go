@@ -16,26 +16,13 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 )
 
-// walkGuarded walks dir in a goroutine and fails the test if the walk has
-// not ended within d: a regression must fail, not hang or exhaust memory.
-func walkGuarded(t *testing.T, ctx context.Context, dir string, opts manifest.Options, d time.Duration) (*manifest.Result, error) {
+// walkGuarded walks dir with opts. A walk that does not end is caught by
+// go test's -timeout, never by a clock of its own: no verdict here
+// depends on the machine's speed or load; the bound's refusal is what
+// each test asserts.
+func walkGuarded(t *testing.T, ctx context.Context, dir string, opts manifest.Options) (*manifest.Result, error) {
 	t.Helper()
-	type result struct {
-		res *manifest.Result
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		r, err := manifest.WalkDir(ctx, dir, opts)
-		done <- result{r, err}
-	}()
-	select {
-	case r := <-done:
-		return r.res, r.err
-	case <-time.After(d):
-		t.Fatalf("the walk of %s has not ended after %v", dir, d)
-		return nil, nil
-	}
+	return manifest.WalkDir(ctx, dir, opts)
 }
 
 // fanOut writes ten files of about 200 bytes, each referring ten times to
@@ -62,7 +49,7 @@ func fanOut(t *testing.T) string {
 func TestFanOutIsBounded(t *testing.T) {
 	dir := fanOut(t)
 	start := time.Now()
-	_, err := walkGuarded(t, context.Background(), dir, manifest.Options{}, 20*time.Second)
+	_, err := walkGuarded(t, context.Background(), dir, manifest.Options{})
 	if !errors.Is(err, manifest.ErrTooManyNodes) {
 		t.Fatalf("walk = %v, want ErrTooManyNodes", err)
 	}
@@ -81,7 +68,7 @@ func TestFanOutIsBounded(t *testing.T) {
 	}
 
 	// A smaller bound stops sooner; a larger one than needed walks it all.
-	_, err = walkGuarded(t, context.Background(), dir, manifest.Options{MaxNodes: 50}, 5*time.Second)
+	_, err = walkGuarded(t, context.Background(), dir, manifest.Options{MaxNodes: 50})
 	if !errors.Is(err, manifest.ErrTooManyNodes) || !strings.Contains(err.Error(), "more than 50 entries") {
 		t.Errorf("MaxNodes 50: %v", err)
 	}
@@ -91,27 +78,25 @@ func TestFanOutIsBounded(t *testing.T) {
 	})
 	// Visited: the navigation object, the pages array, two ref objects,
 	// the referenced array at each, four strings = 10.
-	if res, err := walkGuarded(t, context.Background(), small, manifest.Options{MaxNodes: 10}, 5*time.Second); err != nil || res.Duplicates != 2 {
+	if res, err := walkGuarded(t, context.Background(), small, manifest.Options{MaxNodes: 10}); err != nil || res.Duplicates != 2 {
 		t.Errorf("MaxNodes 10 on 10 values: %v, %+v", err, res)
 	}
-	if _, err := walkGuarded(t, context.Background(), small, manifest.Options{MaxNodes: 9}, 5*time.Second); !errors.Is(err, manifest.ErrTooManyNodes) {
+	if _, err := walkGuarded(t, context.Background(), small, manifest.Options{MaxNodes: 9}); !errors.Is(err, manifest.ErrTooManyNodes) {
 		t.Errorf("MaxNodes 9 on 10 values: %v", err)
 	}
 }
 
-// TestWalkStopsOnContext: a walk that would run long stops when its
-// context ends.
+// TestWalkStopsOnContext: a walk that would not end for its bound (10^10
+// pages, the node bound out of reach) stops when its context ends; one
+// that did not look would run until go test's -timeout, so the verdict
+// needs no clock of its own.
 func TestWalkStopsOnContext(t *testing.T) {
 	dir := fanOut(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	_, err := walkGuarded(t, ctx, dir, manifest.Options{MaxNodes: 1 << 40}, 10*time.Second)
+	_, err := walkGuarded(t, ctx, dir, manifest.Options{MaxNodes: 1 << 40})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("walk = %v, want the context's deadline", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("the walk ended %v after the start, 200 ms after its deadline at most is wanted", d)
 	}
 }
 
@@ -136,7 +121,7 @@ func deepManifest(n, k int) string {
 func TestDepthBound(t *testing.T) {
 	dir := writeSite(t, t.TempDir(), map[string]string{"docs.json": deepManifest(4000, 37)})
 	start := time.Now()
-	_, err := walkGuarded(t, context.Background(), dir, manifest.Options{}, 20*time.Second)
+	_, err := walkGuarded(t, context.Background(), dir, manifest.Options{})
 	if !errors.Is(err, manifest.ErrTooDeep) {
 		t.Fatalf("walk = %v, want ErrTooDeep", err)
 	}
@@ -163,16 +148,16 @@ func TestDepthBound(t *testing.T) {
 	// Nine levels of containers: the root, navigation, groups, group a,
 	// its pages, the $ref object (g.json's root stands in its place), g's
 	// pages, group c and its pages.
-	if _, err := walkGuarded(t, context.Background(), refDir, manifest.Options{MaxDepth: 9}, 5*time.Second); err != nil {
+	if _, err := walkGuarded(t, context.Background(), refDir, manifest.Options{MaxDepth: 9}); err != nil {
 		t.Errorf("nine levels within MaxDepth 9: %v", err)
 	}
-	_, err = walkGuarded(t, context.Background(), refDir, manifest.Options{MaxDepth: 8}, 5*time.Second)
+	_, err = walkGuarded(t, context.Background(), refDir, manifest.Options{MaxDepth: 8})
 	if !errors.Is(err, manifest.ErrTooDeep) || !errors.As(err, &me) || me.File != "g.json" || me.Pointer != "/pages/0/pages" {
 		t.Errorf("nine levels past MaxDepth 8: %v", err)
 	}
 
 	// A deep manifest within a raised bound walks, with the same pointers.
-	res, err := walkGuarded(t, context.Background(), writeSite(t, t.TempDir(), map[string]string{"docs.json": deepManifest(100, 2)}), manifest.Options{MaxDepth: 1000}, 10*time.Second)
+	res, err := walkGuarded(t, context.Background(), writeSite(t, t.TempDir(), map[string]string{"docs.json": deepManifest(100, 2)}), manifest.Options{MaxDepth: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +208,7 @@ func TestManifestFilesThroughSitefs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			c.setup(t, dir)
-			_, err := walkGuarded(t, context.Background(), dir, manifest.Options{MaxFileBytes: 100}, 5*time.Second)
+			_, err := walkGuarded(t, context.Background(), dir, manifest.Options{MaxFileBytes: 100})
 			if !errors.Is(err, c.kind) {
 				t.Fatalf("walk = %v, want %v", err, c.kind)
 			}
@@ -236,11 +221,11 @@ func TestManifestFilesThroughSitefs(t *testing.T) {
 	dir := writeSite(t, t.TempDir(), map[string]string{"real/docs.json": `{"navigation":{"$ref":"nav.json"}}`, "real/nav.json": `{"pages":["a"]}`})
 	symlink(t, "real/docs.json", filepath.Join(dir, "docs.json"))
 	symlink(t, filepath.Join(dir, "real", "nav.json"), filepath.Join(dir, "nav.json"))
-	if res, err := walkGuarded(t, context.Background(), dir, manifest.Options{}, 5*time.Second); err != nil || len(res.Pages) != 1 {
+	if res, err := walkGuarded(t, context.Background(), dir, manifest.Options{}); err != nil || len(res.Pages) != 1 {
 		t.Errorf("links inside the folder: %v", err)
 	}
 	// A missing docs.json still matches fs.ErrNotExist.
-	if _, err := walkGuarded(t, context.Background(), t.TempDir(), manifest.Options{}, 5*time.Second); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := walkGuarded(t, context.Background(), t.TempDir(), manifest.Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing docs.json: %v", err)
 	}
 }
