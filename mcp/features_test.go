@@ -304,7 +304,7 @@ func TestSubscriptionBounds(t *testing.T) {
 // notifications/resources/updated for that page alone and a notice of
 // the switch. It skips where node or the SDK is absent, except under CI.
 func TestTypeScriptClientFeatures(t *testing.T) {
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
 	f := newFixtureOn(t, st)

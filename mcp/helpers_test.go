@@ -279,22 +279,6 @@ func textOf(t *testing.T, res *mcpgo.CallToolResult) string {
 // anonymous is the identity of a caller without a credential.
 var anonymous = tzctx.Identity{}
 
-// tsSDK returns node and the folder to run testdata/ts's scripts in, with
-// the official TypeScript SDK installed (make test installs it where node
-// is present). Where either is absent the test skips, saying why, except
-// under CI, which runs every test.
-func tsSDK(t *testing.T) (node, dir string) {
-	t.Helper()
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
-	return node, dir
-}
-
 // runTSScript runs one of testdata/ts's scripts with node in dir, for at
 // most two minutes, and returns what it printed on stdout; it fails the
 // test with the script's stderr where the script fails.

@@ -147,7 +147,7 @@ func (a *agentRun) run(t *testing.T, node, dir string) (out agentOutput, stderr 
 // without its manifest step, the agent stops, naming the step it lacks.
 // It skips where node or the SDK is absent, except under CI.
 func TestAgentFollowsLibraryGuide(t *testing.T) {
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	t.Run("served", func(t *testing.T) {
 		a := newAgentRun(t, generatedSkills(t))
 		out, stderr, err := a.run(t, node, dir)

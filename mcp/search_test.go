@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestSearchDocumentationTool: search_documentation is a tool whose
@@ -83,7 +85,7 @@ func TestSearchDocumentationTool(t *testing.T) {
 // the SDK is absent (make test installs the SDK where node is present),
 // except under CI.
 func TestTypeScriptClientSearchesAndReadsOn(t *testing.T) {
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	const question = "how do I read on from where a chunk ends with the stamp?"
 	f := newFixture(t)
 	stdout := runTSScript(t, node, dir, "searchonly.mjs", f.base+"/mcp", question)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // textForm is a result's text content read as contracts/choices.md
@@ -176,7 +178,7 @@ func TestTextContentCarriesTheAnswer(t *testing.T) {
 // with the heading. It skips, saying why, where node or the SDK is absent
 // (make test installs the SDK where node is present), except under CI.
 func TestTypeScriptClientReadsTextAlone(t *testing.T) {
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	f := newFixture(t)
 	stdout := runTSScript(t, node, dir, "textonly.mjs", f.base+"/mcp", "/cloud/reference/http/")
 	var out struct {

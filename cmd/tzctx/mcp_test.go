@@ -188,21 +188,6 @@ func TestMCPRefusesAnUnknownToken(t *testing.T) {
 	}
 }
 
-// tsSDK returns node and the folder of mcp/testdata/ts's scripts with
-// the official TypeScript SDK installed, or skips the test, saying why,
-// where either is absent (not under CI, which runs every test).
-func tsSDK(t *testing.T) (node, dir string) {
-	t.Helper()
-	node, dir, err := testkit.NodePackage(t, "mcp/testdata/ts", testkit.TSSDKModulesEnv, "@modelcontextprotocol/sdk")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI runs every test, but %v", err)
-		}
-		t.Skip(err)
-	}
-	return node, dir
-}
-
 // TestTypeScriptClient runs the official TypeScript SDK client
 // (mcp/testdata/ts/interop.mjs) against `tzctx mcp` over stdio and
 // `tzctx serve` over /mcp, and checks what it saw: the tools, resources
@@ -214,7 +199,7 @@ func tsSDK(t *testing.T) (node, dir string) {
 // where both must be there.
 func TestTypeScriptClient(t *testing.T) {
 	t.Setenv("TZCTX_DATA", "")
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	bin := buildBinary(t)
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--version", "ts-a", "--activate")

@@ -29,7 +29,7 @@ func TestOwnTreeServedWithoutConfiguration(t *testing.T) {
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skipf("corpus redux-docs is absent from the corpora folder: %v", err)
 	}
-	node, dir := tsSDK(t)
+	node, dir := testkit.TSSDK(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
 	ing := runProc(t, bin, nil, "--data", data, "ingest", "--tree", "redux="+corpus, "--activate")

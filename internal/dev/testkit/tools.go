@@ -101,3 +101,19 @@ func NodePackage(tb testing.TB, dir, env string, modules ...string) (node, runDi
 	}
 	return node, runDir, nil
 }
+
+// TSSDK returns node and the folder to run mcp/testdata/ts's scripts in,
+// with the official TypeScript SDK installed (make test installs it where
+// node is present). Where either is absent the test skips, saying why,
+// except under CI, which runs every test.
+func TSSDK(tb testing.TB) (node, dir string) {
+	tb.Helper()
+	node, dir, err := NodePackage(tb, "mcp/testdata/ts", TSSDKModulesEnv, "@modelcontextprotocol/sdk")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("CI runs every test, but %v", err)
+		}
+		tb.Skip(err)
+	}
+	return node, dir
+}
