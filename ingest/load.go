@@ -133,7 +133,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: oneLine(strings.TrimSpace(nav.Name)), skipped: nav.Skipped, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation}
+		format: format.Format(), navigation: nav.Navigation, includes: nav.Includes}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
@@ -196,11 +196,12 @@ func unreadableAt(name string) int {
 // them, so that the pages need not all be held at once.
 func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeSource, pages []source.Page, opts Options, each func(*loadedPage) error) error {
 	t.pages = make([]loadedPage, 0, len(pages))
+	x := newExpander(dir, t.includes, opts)
 	for _, mp := range pages {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, x)
 		if err != nil {
 			return err
 		}
@@ -213,6 +214,8 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		}
 		t.pages = append(t.pages, *p)
 	}
+	t.expanded = x.Expanded
+	t.warnings = append(t.warnings, source.SummariseWarnings(x.Warnings, opts.MaxWarnings)...)
 	return nil
 }
 
@@ -243,7 +246,7 @@ func checkRoutes(ctx context.Context, src TreeSource, pages []source.Page) error
 // loadPage reads and checks one page. Its title is the navigation's
 // label, else its front matter title, else (where headingTitles) its first
 // level-1 heading, else one derived from its path.
-func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool) (*loadedPage, error) {
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool, x *source.Expander) (*loadedPage, error) {
 	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn))
 	name := mp.File
 	if name == "" {
@@ -286,6 +289,10 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 	if err != nil {
 		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "front matter: " + err.Error(), Fix: "fix the YAML between the --- lines"}
 	}
+	copyLine := 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n"))
+	if cp, err = x.Page(ctx, name, copyLine, cp); err != nil {
+		return nil, err
+	}
 	title := oneLine(strings.TrimSpace(mp.Title))
 	if title == "" {
 		title = oneLine(fm.Title)
@@ -307,7 +314,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		copy:     cp,
 		scan:     m,
 		file:     name,
-		copyLine: 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n")),
+		copyLine: copyLine,
 		group:    mp.Group,
 	}
 	for _, h := range m.Headings {
