@@ -153,12 +153,14 @@ func (x *Expander) Page(ctx context.Context, page string, firstLine int, text st
 	case IncludeMdBook:
 		text = hideRustLines(r.mdbook(text, w))
 	case IncludeVitePress:
-		text = r.vitepressSnippets(r.vitepressIncludes(text, w), w)
+		var lm lineMap
+		text = r.vitepressIncludes(text, w, &lm)
+		text = r.vitepressSnippets(text, lm.loc)
 	case IncludeMkDocs:
+		r.fastAPIHooks(text, w)
 		if x.Rules.Snippets {
 			text = r.snippets(text, w, nil)
 		}
-		r.fastAPIHooks(text, w)
 	case IncludeDocusaurus:
 		text = r.rawLoader(text, w)
 	}
@@ -220,6 +222,8 @@ func (r *pageRun) read(name, loc, directive string) (string, bool) {
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				r.warn(loc, "missing file: "+strconv.Quote(directive)+" names "+name+", which does not exist", "the directive is left as written, fix its path")
+			case errors.Is(err, sitefs.ErrOutside):
+				r.warn(loc, "outside the folder: "+strconv.Quote(directive)+": "+err.Error(), "the directive is left as written, ingest a folder that holds the file")
 			case errors.Is(err, sitefs.ErrTooLarge):
 				r.warn(loc, "file bound: "+strconv.Quote(directive)+" names "+name+fmt.Sprintf(", over the bound of %d bytes", r.b.MaxFileBytes), "the directive is left as written, raise the bound with --max-page-bytes")
 			default:

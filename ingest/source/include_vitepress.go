@@ -81,20 +81,55 @@ func (r *pageRun) vpAt(from, p, loc, directive string) (string, bool) {
 	return r.resolve(path.Dir(from), p, loc, directive)
 }
 
+// lineMap maps the lines of a page's text after its includes are
+// expanded to where they came from, for the warnings of the code snippet
+// lines read after: each mark is the first line of the expanded text at
+// which the page's lines go on at line page of w, or, where from is set,
+// an included text begins.
+type lineMap struct {
+	w     where
+	marks []lineMark
+}
+
+type lineMark struct {
+	out, page int
+	from      string
+}
+
+// loc returns the place of the 0-based line out of the expanded text.
+func (m *lineMap) loc(out int) string {
+	k := lineMark{}
+	for _, mk := range m.marks {
+		if mk.out > out {
+			break
+		}
+		k = mk
+	}
+	if k.from != "" {
+		return k.from
+	}
+	return m.w.at(k.page + out - k.out)
+}
+
 // vitepressIncludes expands the <!--@include: …--> directives of text, and
-// those of what they include, as VitePress does before rendering.
-func (r *pageRun) vitepressIncludes(text string, w where) string {
+// those of what they include, as VitePress does before rendering; lm,
+// where set, is given the map of the lines of the result.
+func (r *pageRun) vitepressIncludes(text string, w where, lm *lineMap) string {
+	if lm != nil {
+		lm.w = w
+	}
 	matches := vpInclude.FindAllStringSubmatchIndex(text, -1)
 	if matches == nil {
 		return text
 	}
 	var b strings.Builder
-	prev, lineOff, line := 0, 0, 0
+	prev, lineOff, line, outLines := 0, 0, 0, 0
 	for _, m := range matches {
 		if r.stopped() {
 			return text
 		}
 		b.WriteString(text[prev:m[0]])
+		outLines += strings.Count(text[prev:m[0]], "\n")
 		prev = m[1]
 		directive := text[m[0]:m[1]]
 		line = lineAt(text, m[0], lineOff, line)
@@ -104,6 +139,10 @@ func (r *pageRun) vitepressIncludes(text string, w where) string {
 			out = directive
 		}
 		b.WriteString(out)
+		if n := strings.Count(out, "\n"); lm != nil && ok && n > 0 {
+			lm.marks = append(lm.marks, lineMark{out: outLines + 1, from: w.at(line) + " (included)"}, lineMark{out: outLines + n + 1, page: line + 1 + strings.Count(directive, "\n")})
+			outLines += n
+		}
 	}
 	b.WriteString(text[prev:])
 	return b.String()
@@ -164,7 +203,7 @@ func (r *pageRun) vpIncludeOne(arg, directive string, w where, line int) (string
 		content, first = body, first+fmLines
 	}
 	r.x.Expanded++
-	return r.vitepressIncludes(content, where{file: name, line: first, depth: w.depth + 1, via: loc}), true
+	return r.vitepressIncludes(content, where{file: name, line: first, depth: w.depth + 1, via: loc}, nil), true
 }
 
 // stripFrontMatter returns a Markdown text without its YAML front matter,
@@ -193,8 +232,9 @@ func stripFrontMatter(s string) (string, int) {
 
 // vitepressSnippets expands the code snippet lines (<<< PATH) of a page
 // outside its code blocks into fenced code of the file's language (or the
-// one given), as VitePress renders them; the path is relative to the page.
-func (r *pageRun) vitepressSnippets(text string, w where) string {
+// one given), as VitePress renders them; the path is relative to the page,
+// and loc names the place of a line.
+func (r *pageRun) vitepressSnippets(text string, loc func(int) string) string {
 	if !strings.Contains(text, "<<<") {
 		return text
 	}
@@ -218,15 +258,15 @@ func (r *pageRun) vitepressSnippets(text string, w where) string {
 		if r.stopped() {
 			return text
 		}
-		if out, ok := r.vpSnippetOne(m[1], strings.TrimSpace(m[2]), strings.TrimSpace(l), w, i); ok {
+		if out, ok := r.vpSnippetOne(m[1], strings.TrimSpace(m[2]), strings.TrimSpace(l), loc(i)); ok {
 			lines[i] = out
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (r *pageRun) vpSnippetOne(indent, raw, directive string, w where, line int) (string, bool) {
-	loc := w.at(line)
+func (r *pageRun) vpSnippetOne(indent, raw, directive, loc string) (string, bool) {
+	w := where{file: r.page}
 	m := vpRawPath.FindStringSubmatch(raw)
 	if m == nil || m[1] == "" {
 		return "", false
