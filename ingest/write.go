@@ -31,7 +31,10 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-const derivationVersion = 3
+// 4: a page's copy holds what its generator's include directives pull in
+// (mdBook, VitePress, pymdownx.snippets, Docusaurus raw-loader), and
+// mdBook's hidden Rust lines are left out.
+const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to
 // stand for a change of the rules.
