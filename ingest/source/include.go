@@ -205,6 +205,15 @@ func (r *pageRun) resolve(base, p, loc, directive string) (string, bool) {
 	return j, ok
 }
 
+// fetch returns the included file a directive of w names, resolved (ok
+// false where resolving refused it) to name, within the depth bound.
+func (r *pageRun) fetch(w where, loc, directive, name string, resolved bool) (string, bool) {
+	if !resolved || !r.deeper(w, loc, directive) {
+		return "", false
+	}
+	return r.read(name, loc, directive)
+}
+
 // read returns the text of the included file name (relative to the tree
 // folder), counting its bytes against the page's and the version's
 // bounds; ok is false, with a warning, where it cannot.

@@ -48,10 +48,7 @@ func (r *pageRun) rawLoader(text string, w where) string {
 		} else {
 			name, ok = r.resolve(path.Dir(w.file), p, loc, directive)
 		}
-		if !ok || !r.deeper(w, loc, directive) {
-			continue
-		}
-		content, ok := r.read(name, loc, directive)
+		content, ok := r.fetch(w, loc, directive, name, ok)
 		if !ok {
 			continue
 		}

@@ -148,14 +148,8 @@ func (r *pageRun) mdbookOne(typ, args, directive string, w where, line int) (str
 	default:
 		return "", false // {{#title}} and others are not includes
 	}
-	if !r.deeper(w, loc, directive) {
-		return "", false
-	}
 	name, ok := r.resolve(path.Dir(w.file), file, loc, directive)
-	if !ok {
-		return "", false
-	}
-	content, ok := r.read(name, loc, directive)
+	content, ok := r.fetch(w, loc, directive, name, ok)
 	if !ok {
 		return "", false
 	}

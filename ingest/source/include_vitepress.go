@@ -53,6 +53,19 @@ func vpFindRegion(lines []string, name string) (start, end int, form *regexp.Reg
 	return 0, 0, nil, false
 }
 
+// vpRegion returns the lines of the region "#name" of the file name's
+// content, its first line's index and its marker form; it warns where the
+// file has no such region.
+func (r *pageRun) vpRegion(content, region, name, loc, directive string) ([]string, int, *regexp.Regexp, bool) {
+	lines := strings.Split(content, "\n")
+	s, e, form, found := vpFindRegion(lines, region[1:])
+	if !found {
+		r.warn(loc, "missing region: "+strconv.Quote(directive)+" names the region "+strconv.Quote(region[1:])+", which "+name+" does not have", "the directive is left as written, fix the region")
+		return nil, 0, nil, false
+	}
+	return lines[s:e], s, form, true
+}
+
 // vpDedent removes the indentation every line shares, as VitePress does
 // for a region.
 func vpDedent(lines []string) []string {
@@ -162,26 +175,18 @@ func (r *pageRun) vpIncludeOne(arg, directive string, w where, line int) (string
 		return ""
 	}())
 	p = strings.TrimSuffix(p, region)
-	if !r.deeper(w, loc, directive) {
-		return "", false
-	}
 	name, ok := r.vpAt(w.file, p, loc, directive)
-	if !ok {
-		return "", false
-	}
-	content, ok := r.read(name, loc, directive)
+	content, ok := r.fetch(w, loc, directive, name, ok)
 	if !ok {
 		return "", false
 	}
 	first := 1
 	if region != "" {
-		lines := strings.Split(content, "\n")
-		s, e, _, found := vpFindRegion(lines, region[1:])
+		lines, s, _, found := r.vpRegion(content, region, name, loc, directive)
 		if !found {
-			r.warn(loc, "missing region: "+strconv.Quote(directive)+" names the region "+strconv.Quote(region[1:])+", which "+name+" does not have", "the directive is left as written, fix the region")
 			return "", false
 		}
-		content, first = strings.Join(lines[s:e], "\n"), s+1
+		content, first = strings.Join(lines, "\n"), s+1
 	}
 	if rng != nil {
 		lines := strings.Split(content, "\n")
@@ -272,26 +277,18 @@ func (r *pageRun) vpSnippetOne(indent, raw, directive, loc string) (string, bool
 		return "", false
 	}
 	file, ext, region, hl, lang, title := m[1], m[2], m[3], m[4], m[5], m[6]
-	if !r.deeper(w, loc, directive) {
-		return "", false
-	}
 	name, ok := r.vpAt(w.file, file, loc, directive)
-	if !ok {
-		return "", false
-	}
-	content, ok := r.read(name, loc, directive)
+	content, ok := r.fetch(w, loc, directive, name, ok)
 	if !ok {
 		return "", false
 	}
 	if region != "" {
-		lines := strings.Split(content, "\n")
-		s, e, form, found := vpFindRegion(lines, region[1:])
+		lines, _, form, found := r.vpRegion(content, region, name, loc, directive)
 		if !found {
-			r.warn(loc, "missing region: "+strconv.Quote(directive)+" names the region "+strconv.Quote(region[1:])+", which "+name+" does not have", "the directive is left as written, fix the region")
 			return "", false
 		}
 		var kept []string
-		for _, l := range lines[s:e] {
+		for _, l := range lines {
 			if !form.MatchString(strings.TrimSpace(l)) {
 				kept = append(kept, l)
 			}
