@@ -31,11 +31,13 @@ func layoutOf(m *textmap.Map) store.Layout {
 // are written between angle brackets. 3: the store's format 3 (texts in
 // flat files); the digest lists a tree's pages before its index and whole
 // texts, and a composed whole text by a mark, as ingest streams the pages.
-// 4: pages of formats other than Mintlify are served clean (issue 32: no
-// MDX import or export lines, no heading attribute lists, no tags in
-// headings and titles; a heading's attribute id kept as its anchor), a
-// versioned Docusaurus site is read at its default version, and
-// navigation functions are followed.
+// 4 (issue 32): a page's copy holds what its generator's include
+// directives pull in (mdBook, VitePress, pymdownx.snippets, Docusaurus
+// raw-loader), and mdBook's hidden Rust lines are left out; pages of
+// formats other than Mintlify are served clean (no MDX import or export
+// lines, no heading attribute lists, no tags in headings and titles; a
+// heading's attribute id kept as its anchor); a versioned Docusaurus site
+// is read at its default version; navigation functions are followed.
 const derivationVersion = 4
 
 // derivation is the version the digest is given; tests change it to

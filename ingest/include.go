@@ -1,0 +1,35 @@
+package ingest
+
+import (
+	"errors"
+
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source"
+)
+
+// newExpander returns the expander of a tree's includes within the bounds
+// of opts: each included file is bounded as a page file is and must be
+// text a page could hold (checkText).
+func newExpander(dir *sitefs.Folder, rules source.Includes, opts Options) *source.Expander {
+	used := opts.included
+	if used == nil {
+		used = new(int64)
+	}
+	return &source.Expander{
+		Dir:   dir,
+		Rules: rules,
+		Bounds: source.IncludeBounds{
+			MaxDepth:        opts.MaxIncludeDepth,
+			MaxFileBytes:    opts.MaxPageBytes,
+			MaxPageBytes:    opts.MaxIncludeBytes,
+			MaxVersionBytes: opts.MaxVersionIncludeBytes,
+		},
+		Check: func(data []byte) error {
+			if e := checkText(data); e != nil {
+				return errors.New(e.Problem)
+			}
+			return nil
+		},
+		Used: used,
+	}
+}
