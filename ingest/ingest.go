@@ -82,6 +82,19 @@ type Options struct {
 	// llms.txt link's) and of a file or folder a walk lists; 0 means
 	// source.DefaultMaxPathBytes.
 	MaxPathBytes int
+	// MaxIncludeDepth bounds the nesting of a page's includes (its own
+	// directives are level 1); 0 means source.DefaultMaxIncludeDepth.
+	MaxIncludeDepth int
+	// MaxIncludeBytes bounds the bytes one page's includes may pull in,
+	// each inclusion counting the whole file it names; 0 means
+	// source.DefaultMaxIncludeBytes.
+	MaxIncludeBytes int64
+	// MaxVersionIncludeBytes bounds the same over every page of the
+	// version; 0 means source.DefaultMaxVersionIncludeBytes.
+	MaxVersionIncludeBytes int64
+	// included counts the bytes the version's includes pulled in so far
+	// (prepare sets it; every tree of the version shares it).
+	included *int64
 	// Library is the library folder to publish with the trees
 	// (SiteLibrary finds a site folder's); "" publishes none.
 	Library string
@@ -312,6 +325,10 @@ type loadedTree struct {
 	// (Run); checkLinks is the resolver of the pages as written, for
 	// tzctx check (Check).
 	links, checkLinks *Resolver
+	// includes are the include forms its pages use (source.Tree), and
+	// expanded counts the directives ingest expanded in them.
+	includes source.Includes
+	expanded int
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -421,6 +438,7 @@ func prepare(opts *Options) error {
 	if opts.IndexWorkers <= 0 {
 		opts.IndexWorkers = store.DefaultIndexWorkers
 	}
+	opts.included = new(int64)
 	if opts.IndexWorkers > store.MaxIndexWorkers {
 		return fmt.Errorf("--index-workers %d: give 1 to %d workers", opts.IndexWorkers, store.MaxIndexWorkers)
 	}

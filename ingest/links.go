@@ -240,11 +240,12 @@ func gatherLinks(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src Tre
 		return nil, nil
 	}
 	lps := make([]linkPage, 0, len(pages))
+	x := sideExpander(dir, t.includes, opts)
 	for _, mp := range pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format, x)
 		if err != nil {
 			return nil, err
 		}

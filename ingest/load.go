@@ -137,7 +137,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 		return fail(err)
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: schemas.CleanOneLine(nav.Name, tzctx.MaxTreeTitle), skipped: nav.Skipped, skips: nav.Skips, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
-		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion, others: nav.Others,
+		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion, others: nav.Others, includes: nav.Includes,
 		site: siteFacts{root: nav.Root, routeBase: nav.RouteBase, others: nav.Others, redirects: nav.Redirects}}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
@@ -201,11 +201,12 @@ func unreadableAt(name string) int {
 // them, so that the pages need not all be held at once.
 func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeSource, pages []source.Page, opts Options, each func(*loadedPage) error) error {
 	t.pages = make([]loadedPage, 0, len(pages))
+	x := newExpander(dir, t.includes, opts)
 	for _, mp := range pages {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format)
+		p, err := loadPage(ctx, dir, src, mp, opts.MaxPageBytes, t.headingTitles, t.format, x)
 		if err != nil {
 			return err
 		}
@@ -232,6 +233,8 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		}
 		t.pages = append(t.pages, *p)
 	}
+	t.expanded = x.Expanded
+	t.warnings = append(t.warnings, source.SummariseWarnings(x.Warnings, opts.MaxWarnings)...)
 	return nil
 }
 
@@ -263,8 +266,9 @@ func checkRoutes(ctx context.Context, src TreeSource, pages []source.Page) error
 // label, else its front matter title, else (where headingTitles) its first
 // level-1 heading, else one derived from its path. A page of a format
 // other than Mintlify is served as cleanText leaves it, its title without
-// markup (cleanTitle).
-func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool, format string) (*loadedPage, error) {
+// markup (cleanTitle). Its include directives are expanded (x) before it
+// is cleaned.
+func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source.Page, maxBytes int64, headingTitles bool, format string, x *source.Expander) (*loadedPage, error) {
 	listing := filepath.Join(src.Dir, filepath.FromSlash(mp.ListedIn))
 	name := mp.File
 	if name == "" {
@@ -308,6 +312,9 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "front matter: " + err.Error(), Fix: "fix the YAML between the --- lines"}
 	}
 	copyLine := 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n"))
+	if cp, err = x.Page(ctx, name, copyLine, cp); err != nil {
+		return nil, err
+	}
 	clean := format != "mintlify"
 	var anchors map[int]string
 	if clean {

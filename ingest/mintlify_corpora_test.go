@@ -54,7 +54,7 @@ func TestMintlifyCorporaDigests(t *testing.T) {
 				t.Fatal(err)
 			}
 			if m.Digest != want {
-				t.Errorf("digest of %s = %s, want %s (recorded before issue 24): a Mintlify text changed", name, m.Digest, want)
+				t.Errorf("digest of %s = %s, want %s (recorded under derivation %d): a Mintlify text changed", name, m.Digest, want, mintlifyDerivation)
 			}
 		})
 	}

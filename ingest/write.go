@@ -40,7 +40,10 @@ func layoutOf(m *textmap.Map) store.Layout {
 // and the outline's anchor; and (issue 30) the section index of search_documentation is derived
 // and stored (package store/sections), so that re-ingesting a site whose
 // version predates it builds a version holding it.
-const derivationVersion = 4
+// 5 (issue 32): a page's copy holds what its generator's include
+// directives pull in (mdBook, VitePress, pymdownx.snippets, Docusaurus
+// raw-loader), and mdBook's hidden Rust lines are left out.
+const derivationVersion = 5
 
 // derivation is the version the digest is given; tests change it to
 // stand for a change of the rules.

@@ -243,8 +243,12 @@ func TestIngestFormatCorpora(t *testing.T) {
 			want := c.oracle(t, dir)
 			data := t.TempDir()
 			res := mustCLI(t, data, "ingest", "--tree", "tzdocs="+dir, "--version", "v", "--activate")
-			if strings.Contains(res.stderr, "warning:") {
-				t.Errorf("ingest warned:\n%s", res.stderr)
+			// FastAPI's {* … *} build hook is named in a warning each
+			// (issue 32): its code is not in the corpus.
+			for _, l := range strings.Split(res.stderr, "\n") {
+				if strings.Contains(l, "warning:") && !(c.name == "fastapi-docs" && (strings.Contains(l, ": FastAPI hook: ") || strings.Contains(l, "more warnings like the one above"))) {
+					t.Errorf("ingest warned:\n%s", l)
+				}
 			}
 			srv := startServer(t, data, testConfig(0))
 			if want.pages != nil {

@@ -67,6 +67,7 @@ func (MkDocs) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: 1, Problem: "the configuration is not a mapping of settings", Fix: "write site_name, docs_dir and nav as top-level keys"}
 	}
+	t.Includes = MkDocsSnippets(root)
 	docsDir := "docs"
 	var nav *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {

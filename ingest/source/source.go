@@ -123,6 +123,9 @@ type Tree struct {
 	// generators do; without it (Mintlify) the title is derived from the
 	// page's path.
 	HeadingTitles bool
+	// Includes says which include forms the generator expands in the
+	// pages, as ingest expands them (Expander); none where zero.
+	Includes Includes
 	// Warnings are what the reader could not follow and how it fell back
 	// (a computed navigation read as the folder's default order), each
 	// naming the file and line; ingest prints them and tzctx check

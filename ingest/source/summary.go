@@ -85,6 +85,7 @@ func (MdBook) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tree
 	if cfg.Book.Title != "" {
 		t.Name = cfg.Book.Title
 	}
+	t.Includes = Includes{Form: IncludeMdBook}
 	// The scan bounded the redirects' number with the file's entries.
 	t.Redirects = make([]Redirect, 0, len(cfg.Output.HTML.Redirect))
 	for from, to := range cfg.Output.HTML.Redirect {

@@ -68,6 +68,7 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 			return nil, fmt.Errorf("%s: srcDir %q is outside the tree folder %s: give the folder holding both", cfgName, s, dir.Dir())
 		}
 	}
+	r.tree.Includes = Includes{Form: IncludeVitePress, Root: r.src}
 	locales := map[string]bool{}
 	if lo, ok := conf.Get("locales").(*JSObject); ok {
 		for _, k := range lo.Keys {
