@@ -18,6 +18,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 func terms(text string) []string {
@@ -63,7 +64,7 @@ func TestSplitSections(t *testing.T) {
 		hs = append(hs, tzctx.Heading{Depth: h.d, Text: h.line[h.d+1:], Offset: utf8.RuneCountInString(text[:strings.Index(text, h.line+"\n")])})
 	}
 	got := splitSections(text, n, hs, nil)
-	want := []span{{0, hs[0].Offset, -1}, {hs[0].Offset, hs[1].Offset, 0}, {hs[1].Offset, hs[3].Offset, 1}, {hs[3].Offset, n, 3}}
+	want := []span{{0, hs[0].Offset, -1, false}, {hs[0].Offset, hs[1].Offset, 0, false}, {hs[1].Offset, hs[3].Offset, 1, false}, {hs[3].Offset, n, 3, false}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("sections %v, want %v (B, a heading alone, takes in B1; D, a heading alone, joins C)", got, want)
 	}
@@ -84,7 +85,7 @@ func TestSplitLongSections(t *testing.T) {
 	}
 	m := textmap.Scan(text)
 	got := splitSections(text, n, hs, m)
-	if got[0] != (span{0, hs[0].Offset, -1}) || got[len(got)-1] != (span{hs[1].Offset, n, 1}) {
+	if got[0] != (span{0, hs[0].Offset, -1, false}) || got[len(got)-1] != (span{hs[1].Offset, n, 1, false}) {
 		t.Fatalf("sections %v: want the lead first and Short, short, whole last", got)
 	}
 	pieces := got[1 : len(got)-1]
@@ -153,10 +154,10 @@ func newSearchOracle(t testing.TB, v Version) *searchOracle {
 			for _, s := range splitSections(text, txt.Total(), hs, txt) {
 				os := oracleSection{tree: ti, page: len(o.pages), title: map[string]int{}, text: map[string]int{}, pos: map[string][]uint32{}}
 				os.lenTi = analyze(sectionTitle(p.Title, hs, s.head), 0, func(term string, _ int) { os.title[term]++ })
-				os.lenTxt = analyze(txt.Slice(s.start, s.end), 0, func(term string, pos int) {
+				os.lenTxt = analyze(txt.Slice(s.start, s.end), 0, sections.FirstOnly(s.code, func(term string, pos int) {
 					os.text[term]++
 					os.pos[term] = append(os.pos[term], uint32(pos))
-				})
+				}))
 				for w, c := range os.text {
 					pg.text[w] += c
 				}

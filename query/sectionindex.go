@@ -55,6 +55,7 @@ func analyze(text string, pos int, emit func(term string, pos int)) int {
 type span struct {
 	start, end int
 	head       int
+	code       bool
 }
 
 // splitSections cuts a page's served text into its sections
@@ -63,7 +64,7 @@ func splitSections(text string, n int, hs []tzctx.Heading, places textmap.Layout
 	got := sections.Split(text, n, hs, places)
 	out := make([]span, len(got))
 	for i, s := range got {
-		out[i] = span{s.Start, s.End, s.Head}
+		out[i] = span{s.Start, s.End, s.Head, s.Code}
 	}
 	return out
 }

@@ -125,11 +125,11 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 		r := Record{Ord: page, Tree: int32(len(b.trees) - 1), Head: int32(s.Head), Start: int32(s.Start), End: int32(s.End), Dup: id, Page: page, Next: -1}
 		body := text[at[s.Start]:at[s.End]]
 		r.TitleLen = int32(b.an.Analyze(Title(title, hs, s.Head), 0, func(term string, _ int) { b.get(term).title++ }))
-		r.TextLen = int32(b.an.Analyze(body, 0, func(term string, pos int) {
+		r.TextLen = int32(b.an.Analyze(body, 0, FirstOnly(s.Code, func(term string, pos int) {
 			a := b.get(term)
 			a.text++
 			a.pos = append(a.pos, uint32(pos))
-		}))
+		})))
 		sum := sha256.Sum256([]byte(body))
 		if last, ok := b.seen[sum]; ok {
 			r.Dup = b.recs[last].Dup

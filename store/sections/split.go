@@ -21,12 +21,27 @@ const shortSection = 1
 // is ranked and packed on its own.
 const PieceMax = 1500
 
+// CodePieceMin is the fewest code points a fenced code block holds to be
+// a piece of its own (splitCode): its lines are ranked and packed apart
+// from the prose around it, so that a long listing neither carries the
+// prose beside it into a pack nor crowds it out of one. ProseMin is the
+// fewest code points other than white space the text on either side of
+// such a block holds to be a piece apart from it; less (a caption, a
+// closing tag, a heading line alone) stays with the block.
+const (
+	CodePieceMin = 400
+	ProseMin     = 80
+)
+
 // Span is one section of a page's served text: code points [Start, End),
 // and the page heading it starts at (Head, an index into the page's
 // headings), -1 for the lead.
 type Span struct {
 	Start, End int
 	Head       int
+	// Code is set for a piece that is a long fenced code block
+	// (splitCode), whose terms count once each (FirstOnly).
+	Code bool
 }
 
 // Split cuts a page's served text, of n code points, into its
@@ -46,14 +61,14 @@ func Split(text string, n int, hs []tzctx.Heading, places textmap.Layout) []Span
 		if len(hs) > 0 {
 			end = hs[0].Offset
 		}
-		out = append(out, Span{0, end, -1})
+		out = append(out, Span{Start: 0, End: end, Head: -1})
 	}
 	for i, h := range hs {
 		end := n
 		if i+1 < len(hs) {
 			end = hs[i+1].Offset
 		}
-		out = append(out, Span{h.Offset, end, i})
+		out = append(out, Span{Start: h.Offset, End: end, Head: i})
 	}
 	// Code-point offsets to byte offsets, for measuring the sections'
 	// texts: one pass over the text.
@@ -102,9 +117,78 @@ func Split(text string, n int, hs []tzctx.Heading, places textmap.Layout) []Span
 	}
 	var pieces []Span
 	for _, s := range merged {
-		pieces = splitLong(pieces, text, bytesAt, places, s, PieceMax)
+		for _, c := range splitCode(text, bytesAt, places, s) {
+			pieces = splitLong(pieces, text, bytesAt, places, c, PieceMax)
+		}
 	}
 	return pieces
+}
+
+// splitCode cuts section s at the fenced code blocks of at least
+// CodePieceMin code points it holds: each such block is a piece of its
+// own, and so is the text between two of them, or before the first or
+// after the last, where it holds at least ProseMin code points other
+// than white space; less joins the block after it where it comes first,
+// else the block before it. A block runs from a place a read starts
+// whose line opens a fence to the next place, the line after the fence's
+// closing line (the places follow the fence rule), so every cut is a
+// place a read starts.
+func splitCode(text string, bytesAt []int, places textmap.Layout, s Span) []Span {
+	var blocks []Span
+	for p := s.Start; p < s.End; {
+		q := min(places.NextBaseAfter(p), s.End)
+		if q-p >= CodePieceMin && opensFence(text[bytesAt[p]:bytesAt[q]]) {
+			// The blank lines after the block are the block's, so that the
+			// text after it starts a paragraph.
+			for q < s.End && text[bytesAt[q]] == '\n' {
+				q = min(places.NextBaseAfter(q), s.End)
+			}
+			blocks = append(blocks, Span{p, q, s.Head, true})
+		}
+		p = q
+	}
+	if len(blocks) == 0 {
+		return []Span{s}
+	}
+	short := func(a, b int) bool { return prose(text[bytesAt[a]:bytesAt[b]]) < ProseMin }
+	var out []Span
+	if short(s.Start, blocks[0].Start) {
+		blocks[0].Start = s.Start
+	} else {
+		out = append(out, Span{Start: s.Start, End: blocks[0].Start, Head: s.Head})
+	}
+	for i, b := range blocks {
+		end := s.End
+		if i+1 < len(blocks) {
+			end = blocks[i+1].Start
+		}
+		if short(b.End, end) {
+			b.End = end
+			out = append(out, b)
+			continue
+		}
+		out = append(out, b, Span{Start: b.End, End: end, Head: s.Head})
+	}
+	return out
+}
+
+// opensFence reports whether the first line of run opens a fenced code
+// block: three or more backticks or tildes after its indentation.
+func opensFence(run string) bool {
+	line, _, _ := strings.Cut(run, "\n")
+	line = strings.TrimLeft(line, " \t")
+	return strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")
+}
+
+// prose returns the code points other than white space of t.
+func prose(t string) int {
+	c := 0
+	for _, r := range t {
+		if !unicode.IsSpace(r) {
+			c++
+		}
+	}
+	return c
 }
 
 // splitLong appends section s to out, cut into pieces of at most most
@@ -144,7 +228,7 @@ func splitLong(out []Span, text string, bytesAt []int, places textmap.Layout, s 
 				break
 			}
 		}
-		out = append(out, Span{s.Start, cut, s.Head})
+		out = append(out, Span{s.Start, cut, s.Head, s.Code})
 		s.Start = cut
 	}
 	return append(out, s)
@@ -219,4 +303,22 @@ func Title(title string, hs []tzctx.Heading, head int) string {
 		title += "\n" + hs[i].Text
 	}
 	return title
+}
+
+// FirstOnly returns emit where code is false, else an emit that passes on
+// each term's first place alone: in a code piece a name repeats because
+// the code's syntax needs it (a parameter, a type, a receiver), not
+// because the piece is more about it, so each term counts once there.
+// The piece's length still counts every term.
+func FirstOnly(code bool, emit func(term string, pos int)) func(term string, pos int) {
+	if !code {
+		return emit
+	}
+	seen := map[string]bool{}
+	return func(term string, pos int) {
+		if !seen[term] {
+			seen[term] = true
+			emit(term, pos)
+		}
+	}
 }
