@@ -287,6 +287,11 @@ type loadedPage struct {
 	// a byte order mark and front matter.
 	file     string
 	copyLine int
+	// lines maps each line of copy to the line of the copy as written
+	// (lineMap), which begins on the file's line writtenLine; nil where
+	// includes and cleaning changed nothing.
+	lines       []int32
+	writtenLine int
 	// group is the path of navigation group labels the page is listed
 	// under (source.Page.Group).
 	group []string
@@ -375,9 +380,23 @@ type PageReport struct {
 	Copy string
 	// CopyLine is the 1-based line of File on which Copy begins.
 	CopyLine int
+	// lines and writtenLine map Copy's lines to File's where includes or
+	// cleaning changed them (Line).
+	lines       []int32
+	writtenLine int
 	// Scan is the copy's layout: line starts, fences, HTML comments and
 	// every ATX heading outside fenced code, of any depth.
 	Scan *textmap.Map
+}
+
+// Line returns the 1-based line of File that the 1-based line l of Copy
+// comes from: after an include, the directive's line, not the line of
+// the expanded text.
+func (p *PageReport) Line(l int) int {
+	if p.lines == nil || l < 1 || l > len(p.lines) {
+		return p.CopyLine + l - 1
+	}
+	return p.writtenLine + int(p.lines[l-1])
 }
 
 // Lookup returns the page of the tree a link target names, matched as the
@@ -410,7 +429,7 @@ func Check(ctx context.Context, opts Options) (*Report, error) {
 	for _, t := range trees {
 		tr := TreeReport{Name: t.name, Dir: t.dir, Title: t.title, Skipped: t.skipped, Redirects: t.redirects, Format: t.format, Navigation: t.navigation, Warnings: t.warnings, Links: t.checkLinks, Others: t.others, keys: map[string]int{}}
 		for j, p := range t.pages {
-			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan})
+			tr.Pages = append(tr.Pages, PageReport{Page: p.Page, File: p.file, Copy: p.copy, CopyLine: p.copyLine, Scan: p.scan, lines: p.lines, writtenLine: p.writtenLine})
 			tr.keys[linkKey(t.name, p.Route)] = j
 		}
 		r.Trees = append(r.Trees, tr)

@@ -312,6 +312,7 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		return nil, &Error{File: f, Pointer: mp.Pointer, Problem: "front matter: " + err.Error(), Fix: "fix the YAML between the --- lines"}
 	}
 	copyLine := 1 + bytes.Count(data[:len(data)-len(cp)], []byte("\n"))
+	written, writtenLine := cp, copyLine
 	if cp, err = x.Page(ctx, name, copyLine, cp); err != nil {
 		return nil, err
 	}
@@ -355,6 +356,9 @@ func loadPage(ctx context.Context, dir *sitefs.Folder, src TreeSource, mp source
 		file:     name,
 		copyLine: copyLine,
 		group:    mp.Group,
+	}
+	if cp != written {
+		p.lines, p.writtenLine = lineMap(written, cp), writtenLine
 	}
 	p.headings = outlineHeadings(m)
 	return p, nil

@@ -158,3 +158,37 @@ func TestCheckMdBookLinks(t *testing.T) {
 		t.Errorf("errors %+v, want one for ch09.html at line 4", rep.Errors)
 	}
 }
+
+// TestCheckLinesAfterInclude: on a page whose includes add lines, a
+// finding names the line of the page's own file: a link after an include
+// its own line, a link inside included Markdown the directive's line.
+func TestCheckLinesAfterInclude(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"book.toml":      "[book]\ntitle = \"B\"\n",
+		"src/SUMMARY.md": "# Summary\n\n- [One](ch01.md)\n",
+		"src/ch01.md": "# One\n\n```rust\n{{#include listing.rs}}\n```\n\n[gone](ch09.html)\n\n{{#include part.md}}\n\n" +
+			"```rust\n# fn hidden() {}\nfn shown() {}\n```\n\n[also gone](ch10.html)\n",
+		"src/listing.rs": strings.Repeat("fn line() {}\n", 10),
+		"src/part.md":    "Some text.\n\n[missing](ch11.html)\n",
+	})
+	r := runCLI(t, t.TempDir(), "check", "--json", "--tree", "tzdocs="+tree)
+	var rep finding.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	want := map[string]int{`"ch09.html"`: 7, `"ch11.html"`: 9, `"ch10.html"`: 16}
+	for _, f := range rep.Errors {
+		for target, line := range want {
+			if strings.Contains(f.Message, target) {
+				if f.Line != line || filepath.Base(f.File) != "ch01.md" {
+					t.Errorf("%s reported at %s:%d, want ch01.md:%d", target, filepath.Base(f.File), f.Line, line)
+				}
+				delete(want, target)
+			}
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no finding for %v in %+v", want, rep.Errors)
+	}
+}

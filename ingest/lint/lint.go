@@ -266,7 +266,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 			links = pageLinks(p)
 		}
 		for _, l := range links {
-			at := finding.Finding{File: fileOf(p), Line: p.CopyLine + l.line - 1}
+			at := finding.Finding{File: fileOf(p), Line: p.Line(l.line)}
 			target, frag, _ := strings.Cut(l.target, "#")
 			if j := strings.IndexByte(target, '?'); j >= 0 {
 				target = target[:j]
@@ -330,7 +330,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 			continue
 		}
 		for _, f := range surface.Check(p.Copy, surface.Options{MustName: false, CodeNames: opts.CodeNames}) {
-			res.Warnings = append(res.Warnings, finding.Finding{File: fileOf(p), Line: p.CopyLine + max(f.Line, 1) - 1, Rule: RuleCTX08 + string(f.Rule), Message: f.Detail})
+			res.Warnings = append(res.Warnings, finding.Finding{File: fileOf(p), Line: p.Line(max(f.Line, 1)), Rule: RuleCTX08 + string(f.Rule), Message: f.Detail})
 		}
 	}
 	res.Warnings = append(res.Warnings, unlisted(site, t)...)
@@ -365,7 +365,7 @@ func pageLinks(p *ingest.PageReport) []link {
 // checked.
 func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broken func(finding.Finding)) {
 	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
-		at := finding.Finding{File: file, Line: p.CopyLine + l.Line - 1}
+		at := finding.Finding{File: file, Line: p.Line(l.Line)}
 		r := t.Links.Resolve(p.File, l.Target)
 		switch r.Status {
 		case ingest.LinkBroken:
