@@ -17,10 +17,12 @@ import (
 // served as written, see contracts/choices.md).
 type Includes struct {
 	// Form names the generator whose forms apply: IncludeMdBook,
-	// IncludeVitePress, IncludeMkDocs or IncludeDocusaurus; "" for none.
+	// IncludeVitePress, IncludeMkDocs, IncludeDocusaurus or
+	// IncludeGitBook; "" for none.
 	Form string
 	// Root is the folder an "@" path starts at, relative to the tree
-	// folder: VitePress's srcDir, Docusaurus's site folder ("@site/").
+	// folder: VitePress's srcDir, Docusaurus's site folder ("@site/");
+	// for GitBook, the book's root, where a "/" path starts.
 	Root string
 	// Snippets is set where mkdocs.yml enables pymdownx.snippets, and
 	// BasePaths are its base_path entries, relative to the tree folder.
@@ -34,6 +36,7 @@ const (
 	IncludeVitePress  = "vitepress"
 	IncludeMkDocs     = "mkdocs"
 	IncludeDocusaurus = "docusaurus"
+	IncludeGitBook    = "gitbook"
 )
 
 // IncludeBounds bound what a tree's includes may pull into its pages. A
@@ -163,6 +166,8 @@ func (x *Expander) Page(ctx context.Context, page string, firstLine int, text st
 		}
 	case IncludeDocusaurus:
 		text = r.rawLoader(text, w)
+	case IncludeGitBook:
+		text = r.gitbook(text, w)
 	}
 	if r.err != nil {
 		return "", r.err

@@ -367,3 +367,62 @@ func TestMkDocsSnippetsConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestGitBookIncludeForms: {% include "PATH" %} (either quote) serves the
+// file's text, its front matter left out, relative to the including file
+// or, with "/", to the book's root; nested ones too; one in {% raw %} is
+// left as written; a missing file, a path out of the folder, another
+// repository and a loop stay as written, each warned about once.
+func TestGitBookIncludeForms(t *testing.T) {
+	dir := includeFolder(t, map[string]string{
+		"book/.gitbook/includes/note.md": "---\ntitle: Note\n---\nA shared note.\n",
+		"book/guide/part.md":             "Part: {% include '../.gitbook/includes/note.md' %}\n",
+		"book/guide/loop.md":             "{% include \"loop.md\" %}",
+	})
+	rules := Includes{Form: IncludeGitBook, Root: "book"}
+	page := []string{
+		`{% include "../.gitbook/includes/note.md" %}`,
+		`{% include "/.gitbook/includes/note.md" %}`,
+		`{% include "part.md" %}`,
+		`{% raw %}{% include "part.md" %}{% endraw %}`,
+		`{% include "gone.md" %}`,
+		`{% include "../../../etc/passwd" %}`,
+		`{% include "../../outside.txt" %}`,
+		`{% include "git+https://example.com/docs.git/README.md#v1" %}`,
+	}
+	x := expandLines(t, dir, rules, "book/guide/page.md", page, []string{
+		"A shared note.",
+		"A shared note.",
+		"Part: A shared note.",
+		`{% raw %}{% include "part.md" %}{% endraw %}`,
+		`{% include "gone.md" %}`,
+		`{% include "../../../etc/passwd" %}`,
+		`{% include "../../outside.txt" %}`,
+		`{% include "git+https://example.com/docs.git/README.md#v1" %}`,
+	})
+	if x.Expanded != 4 {
+		t.Errorf("%d directives expanded, want 4", x.Expanded)
+	}
+	wantWarning(t, x.Warnings, "book/guide/page.md:5:", "missing file", "book/guide/gone.md")
+	wantWarning(t, x.Warnings, "book/guide/page.md:6:", "outside the folder", "../../../etc/passwd")
+	wantWarning(t, x.Warnings, "book/guide/page.md:7:", "outside the folder", "outside.txt")
+	wantWarning(t, x.Warnings, "book/guide/page.md:8:", "another repository")
+	if len(x.Warnings) != 4 {
+		t.Errorf("warnings %q, want 4", x.Warnings)
+	}
+	out, x := expand(t, dir, rules, IncludeBounds{MaxDepth: 3}, "book/guide/page.md", `{% include "loop.md" %}`)
+	if out != `{% include "loop.md" %}` || x.Expanded != 3 {
+		t.Errorf("a loop expanded to %q after %d expansions, want the directive after 3", out, x.Expanded)
+	}
+	wantWarning(t, x.Warnings, "deeper than the bound of 3", "--max-include-depth")
+
+	// The GitBook reader asks for its form, from the book's root.
+	book := includeFolder(t, map[string]string{".gitbook.yaml": "root: ./book/\n", "book/SUMMARY.md": "# Summary\n\n* [Page](page.md)\n", "book/page.md": "# Page\n"})
+	tree, err := GitBook{}.Read(context.Background(), book, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Includes.Form != IncludeGitBook || tree.Includes.Root != "book" {
+		t.Errorf("the GitBook reader's includes are %+v, want GitBook's from book", tree.Includes)
+	}
+}

@@ -159,7 +159,11 @@ func (GitBook) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*Tre
 	if !ok {
 		return nil, &Error{File: ".gitbook.yaml", Problem: fmt.Sprintf("structure.summary %q leaves the folder", summary), Fix: "name a summary file inside the root"}
 	}
-	return summaryPages(ctx, dir, root, name, opts)
+	t, err := summaryPages(ctx, dir, root, name, opts)
+	if t != nil {
+		t.Includes = Includes{Form: IncludeGitBook, Root: root}
+	}
+	return t, err
 }
 
 var (
