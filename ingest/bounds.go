@@ -29,7 +29,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-nav-depth", Usage: "deepest nesting of objects and arrays the navigation may have", Unit: "levels", Default: manifest.DefaultMaxDepth, Int: &o.MaxNavDepth},
 		{Flag: "max-warnings", Usage: "most warnings of one kind listed for a tree's navigation; the rest are counted in one line", Unit: "warnings", Default: source.DefaultMaxWarnings, Int: &o.MaxWarnings},
 		{Flag: "max-path-bytes", Usage: "longest path of a page a navigation names (an llms.txt link's) or of a file a folder walk lists, in bytes", Unit: "bytes", Default: source.DefaultMaxPathBytes, Int: &o.MaxPathBytes},
-		{Flag: "max-include-depth", Usage: "deepest nesting of includes (mdBook {{#include}}, VitePress @include, pymdownx.snippets) a page may have; its own directives are level 1", Unit: "levels", Default: source.DefaultMaxIncludeDepth, Int: &o.MaxIncludeDepth},
+		{Flag: "max-include-depth", Usage: "deepest nesting of includes (mdBook {{#include}}, VitePress @include, pymdownx.snippets, GitBook {% include %}) a page may have; its own directives are level 1", Unit: "levels", Default: source.DefaultMaxIncludeDepth, Int: &o.MaxIncludeDepth},
 		{Flag: "max-include-bytes", Usage: "most bytes one page's includes may pull in, each inclusion counting the whole file it names", Unit: "bytes", Default: source.DefaultMaxIncludeBytes, Int64: &o.MaxIncludeBytes},
 		{Flag: "max-version-include-bytes", Usage: "most bytes the includes of every page of a version may pull in together", Unit: "bytes", Default: source.DefaultMaxVersionIncludeBytes, Int64: &o.MaxVersionIncludeBytes},
 		{Flag: "max-library-files", Usage: "most files one library entry may hold", Unit: "files", Default: DefaultMaxLibraryFiles, Int: &o.MaxLibraryFiles},
