@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // TestAccessLogKeepsTheCallOfAnAbortedAnswer: where a panic passes
@@ -22,7 +22,7 @@ func TestAccessLogKeepsTheCallOfAnAbortedAnswer(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	e := echo.New()
 	h := accessLog(log)(func(c echo.Context) error {
-		dispatch.LogRecorder{Logger: log}.Record(c.Request().Context(), dispatch.Record{Action: "read_documentation", Code: "ok", Status: 200})
+		tzctx.LogRecorder{Logger: log}.Record(c.Request().Context(), tzctx.Record{Action: "read_documentation", Code: "ok", Status: 200})
 		panic(http.ErrAbortHandler)
 	})
 	rec := httptest.NewRecorder()

@@ -223,15 +223,15 @@ func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
 // callContext is r's context naming the transport and the bearer
 // credential, with the refusal of a malformed Authorization header.
 func callContext(r *http.Request) (context.Context, error) {
-	ctx := dispatch.WithTransport(r.Context(), dispatch.TransportHTTP)
+	ctx := tzctx.WithTransport(r.Context(), tzctx.TransportHTTP)
 	// The admin actions need the console header, which a form cannot send.
 	ctx = dispatch.WithConsoleHeader(ctx, r.Header.Get(dispatch.ConsoleHeader) == dispatch.ConsoleHeaderValue)
-	bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
+	bearer, err := tzctx.Bearer(r.Header.Values("Authorization"))
 	if err != nil {
 		return ctx, err
 	}
 	if bearer != "" {
-		ctx = dispatch.WithCredential(ctx, bearer)
+		ctx = tzctx.WithCredential(ctx, bearer)
 	}
 	return ctx, nil
 }
@@ -459,7 +459,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 					if p == http.ErrAbortHandler {
 						panic(p)
 					}
-					log.Error("request panicked", "path", dispatch.LoggedPath(c.Request().URL.Path), "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
+					log.Error("request panicked", "path", tzctx.LoggedPath(c.Request().URL.Path), "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
 					writeError(c, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again"))
 					err = nil
 				}
@@ -470,7 +470,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 }
 
 // accessLog writes one line per request: a call's line (the record
-// dispatch.LogRecorder leaves to it) with the method, path, status and
+// tzctx.LogRecorder leaves to it) with the method, path, status and
 // duration, or an "http" line of those four where the request made no
 // record. Never the query string.
 func accessLog(log *slog.Logger) echo.MiddlewareFunc {
@@ -478,8 +478,8 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
 			r := c.Request()
-			line := new(dispatch.RequestLine)
-			c.SetRequest(r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
+			line := new(tzctx.RequestLine)
+			c.SetRequest(r.WithContext(tzctx.WithRequestLine(r.Context(), line)))
 			// The line is written even where a panic passes through (an
 			// aborted answer), so the call's record is never lost from
 			// the log; such a request is logged with status 500.

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
@@ -23,7 +24,7 @@ import (
 // meter of its calls (nil where metrics are off).
 type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
-	resolver   dispatch.Resolver
+	resolver   tzctx.Resolver
 	mcp        *mcp.Server
 	meter      *metering.Meter
 	// close closes the call records' sinks; it runs once the front ends
@@ -81,7 +82,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, tzctx.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -145,7 +146,7 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		line := new(dispatch.RequestLine)
+		line := new(tzctx.RequestLine)
 		// Written even where a panic passes through, with status 500, so
 		// the call's record is never lost from the log.
 		done := false
@@ -159,7 +160,7 @@ func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
 			}
 			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
 		}()
-		h.ServeHTTP(sw, r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
+		h.ServeHTTP(sw, r.WithContext(tzctx.WithRequestLine(r.Context(), line)))
 		done = true
 	})
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // hostGuard is the one Host check of a server's every route, in front of
@@ -39,7 +39,7 @@ func hostGuard(next http.Handler, allowed []string, log *slog.Logger) http.Handl
 		h.Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusForbidden)
 		_, _ = w.Write(body)
-		log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", http.StatusForbidden, "ms", 0)
+		log.Info("http", "method", r.Method, "path", tzctx.LoggedPath(r.URL.Path), "status", http.StatusForbidden, "ms", 0)
 	})
 }
 
