@@ -152,10 +152,11 @@ func (s *Server) route() error {
 	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
-	// One Host check, before any route (hostguard.go).
 	// One chain, around every route: one access log line, one recovery
-	// of a panic, one body bound per request (api.Chain).
-	s.handler = oneWrite(hostGuard(api.Chain(mux, log, cfg.BodyLimitBytes), cfg.AllowedHosts, log))
+	// of a panic, one body bound per request (api.Chain); within it, one
+	// Host check, before any route (hostguard.go), whose refusals the
+	// chain logs as it logs every answer.
+	s.handler = oneWrite(api.Chain(hostGuard(mux, cfg.AllowedHosts), log, cfg.BodyLimitBytes))
 	// /metrics is served on the main listener, or on metrics_addr alone
 	// where that is set; with metrics off it is an unknown path.
 	if fe.meter != nil {
@@ -172,7 +173,7 @@ func (s *Server) route() error {
 			}
 			mmux := http.NewServeMux()
 			mmux.Handle("/metrics", metrics)
-			s.metrics, s.metricsLn = newHTTPServer(cfg, hostGuard(api.Chain(mmux, log, cfg.BodyLimitBytes), cfg.AllowedHosts, log)), ln
+			s.metrics, s.metricsLn = newHTTPServer(cfg, api.Chain(hostGuard(mmux, cfg.AllowedHosts), log, cfg.BodyLimitBytes)), ln
 		}
 	}
 	return nil
