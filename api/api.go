@@ -91,6 +91,15 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 				c.Response().Header().Set(echo.HeaderAllow, "GET, HEAD")
 				writeError(c, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: "this path answers GET and HEAD alone", Status: http.StatusMethodNotAllowed})
 				return
+			case http.StatusRequestEntityTooLarge:
+				// Refused before the dispatcher saw the call, and still
+				// recorded.
+				if name, ok := strings.CutPrefix(c.Request().URL.Path, "/api/v1/actions/"); ok {
+					ctx, _ := callContext(c.Request())
+					_ = d.Refuse(ctx, name, tooLarge)
+				}
+				writeError(c, tooLarge)
+				return
 			}
 			_ = writeJSON(c, tzctx.HTTPStatus(code), envelope(code, strings.ToLower(http.StatusText(he.Code))+"; the actions answer at /api/v1/actions/<action>"))
 			return
@@ -100,6 +109,7 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 	if !opts.Chained {
 		e.Use(echo.WrapMiddleware(func(h http.Handler) http.Handler { return Chain(h, log, limit) }), answerErrors)
 	}
+	e.Use(overLength(limit))
 	healthz := func(c echo.Context) error {
 		if opts.Health == nil {
 			return writeJSON(c, http.StatusOK, map[string]any{"status": "ok"})
@@ -443,6 +453,21 @@ const maxPooledAnswer = 256 << 10
 func putAnswerBuf(bp *[]byte) {
 	if cap(*bp) <= maxPooledAnswer {
 		answerBufs.Put(bp)
+	}
+}
+
+// overLength refuses a request whose Content-Length is over the bound
+// Chain sets, whose body Chain does not let be read, before the handler
+// reads its credential or body: answered 413 and recorded as every
+// refusal of the API is (the HTTP error handler).
+func overLength(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().ContentLength > limit {
+				return echo.ErrStatusRequestEntityTooLarge
+			}
+			return next(c)
+		}
 	}
 }
 
