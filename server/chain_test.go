@@ -2,13 +2,10 @@ package server
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestChainRecoversOnce: a panic in a handler of the main listener, an
@@ -19,10 +16,7 @@ import (
 func TestChainRecoversOnce(t *testing.T) {
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "chain")
-	logs := &testkit.SyncBuffer{}
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
-	t.Cleanup(func() { slog.SetDefault(prev) })
+	logs := defaultLogs(t)
 	heldCalls = func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("answering " + privateWords) })
 	}
