@@ -29,7 +29,7 @@ var layerRules = []struct {
 	{"ingest", []string{"query", "internal/action", "internal/ops", "api", "mcp", "server", "internal/console", "cmd"}},
 	{"internal/action/dispatch", []string{"internal/action/actions", "internal/action/plane", "query", "store", "ingest", "internal/ops", "api", "mcp", "server", "internal/console", "cmd"}},
 	{"internal/action/", []string{"ingest", "api", "mcp", "server", "internal/console", "cmd"}},
-	{"internal/ops/", []string{"internal/action/actions", "internal/action/plane", "query", "ingest", "api", "mcp", "server", "internal/console", "cmd"}},
+	{"internal/ops/", []string{"internal/action", "query", "ingest", "api", "mcp", "server", "internal/console", "cmd"}}, // operations and actions are siblings: the call's vocabulary is the root package's
 	{"api", []string{"internal/action/actions", "internal/action/plane", "query", "store", "ingest", "server", "cmd"}},
 	{"mcp", []string{"internal/action/actions", "internal/action/plane", "query", "store", "ingest", "server", "cmd"}},
 	{"internal/console", []string{""}},

@@ -1,8 +1,12 @@
 // Package tzctx holds the domain vocabulary of the served-context plane of
 // Turn Zero Cloud: the contract's default tree names and the tree-name rule, the error vocabulary of the contract, the
-// caller's identity carried in a request context, and the records the
-// dispatcher emits. It imports nothing of the project, so every other
-// package may depend on it.
+// caller's identity carried in a request context, and the vocabulary of
+// a call that the dispatcher and the operations share: the records the
+// dispatcher emits and their recorders (record.go), the resolver of a
+// bearer credential and how records name it (credential.go), the one log
+// line of an HTTP request (logline.go), and how a caller's names are
+// echoed in details and logs (echoed.go). It imports nothing of the
+// project, so every other package may depend on it.
 package tzctx
 
 import (

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labstack/echo/v4"
-
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // TestAccessLogKeepsTheCallOfAnAbortedAnswer: where a panic passes
@@ -20,20 +18,17 @@ import (
 func TestAccessLogKeepsTheCallOfAnAbortedAnswer(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
-	e := echo.New()
-	h := accessLog(log)(func(c echo.Context) error {
-		dispatch.LogRecorder{Logger: log}.Record(c.Request().Context(), dispatch.Record{Action: "read_documentation", Code: "ok", Status: 200})
+	h := accessLogged(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		tzctx.LogRecorder{Logger: log}.Record(r.Context(), tzctx.Record{Action: "read_documentation", Code: "ok", Status: 200})
 		panic(http.ErrAbortHandler)
-	})
-	rec := httptest.NewRecorder()
-	c := e.NewContext(httptest.NewRequest(http.MethodPost, "/api/v1/actions/read_documentation", nil), rec)
+	}), log)
 	func() {
 		defer func() {
 			if p := recover(); p != http.ErrAbortHandler {
 				t.Errorf("the panic %v did not pass through", p)
 			}
 		}()
-		_ = h(c)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/v1/actions/read_documentation", nil))
 	}()
 	got := buf.String()
 	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "msg=call") || !strings.Contains(got, "action=read_documentation") || !strings.Contains(got, "http_status=500") {

@@ -13,16 +13,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
+	units "github.com/labstack/gommon/bytes"
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
@@ -49,6 +47,11 @@ type Options struct {
 	Health func() (serving string, fault error)
 	// Logger receives access log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// Chained says the listener serving the front end puts every request
+	// through Chain already (tzctx serve's does, around every route), so
+	// New adds no chain of its own: a request passes one access log, one
+	// recovery and one body bound.
+	Chained bool
 	// AnswerCacheBytes bounds the JSON string forms of answered texts
 	// kept for the next reads of the same text (textcache.go); 0 keeps
 	// none.
@@ -65,6 +68,10 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	limit, err := units.Parse(opts.BodyLimit)
+	if err != nil {
+		panic("api: the body limit " + strconv.Quote(opts.BodyLimit) + " is not a size such as 1M or 1048576B")
 	}
 	tooLarge := tooLargeError(opts.BodyLimit)
 	texts := newTextCache(opts.AnswerCacheBytes)
@@ -99,9 +106,10 @@ func New(d Dispatcher, opts Options) *echo.Echo {
 		}
 		writeError(c, err)
 	}
-	e.Use(accessLog(log))
-	e.Use(recoverPanics(log))
-	e.Use(middleware.BodyLimit(opts.BodyLimit))
+	if !opts.Chained {
+		e.Use(echo.WrapMiddleware(func(h http.Handler) http.Handler { return Chain(h, log, limit) }), answerErrors)
+	}
+	e.Use(overLength(limit))
 	healthz := func(c echo.Context) error {
 		if opts.Health == nil {
 			return writeJSON(c, http.StatusOK, map[string]any{"status": "ok"})
@@ -223,15 +231,15 @@ func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
 // callContext is r's context naming the transport and the bearer
 // credential, with the refusal of a malformed Authorization header.
 func callContext(r *http.Request) (context.Context, error) {
-	ctx := dispatch.WithTransport(r.Context(), dispatch.TransportHTTP)
+	ctx := tzctx.WithTransport(r.Context(), tzctx.TransportHTTP)
 	// The admin actions need the console header, which a form cannot send.
 	ctx = dispatch.WithConsoleHeader(ctx, r.Header.Get(dispatch.ConsoleHeader) == dispatch.ConsoleHeaderValue)
-	bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
+	bearer, err := tzctx.Bearer(r.Header.Values("Authorization"))
 	if err != nil {
 		return ctx, err
 	}
 	if bearer != "" {
-		ctx = dispatch.WithCredential(ctx, bearer)
+		ctx = tzctx.WithCredential(ctx, bearer)
 	}
 	return ctx, nil
 }
@@ -263,8 +271,8 @@ var holders = sync.Pool{New: func() any { return new(hold.Holder) }}
 func bodyArgs(body io.Reader, tooLarge *tzctx.Error) (map[string]any, error) {
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
-			// A chunked body, which the bound stops as it is read.
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			// Over the bound Chain sets, with a length or chunked.
 			return nil, tooLarge
 		}
 		return nil, tzctx.Errorf(tzctx.InvalidRequest, "the request body could not be read")
@@ -448,54 +456,29 @@ func putAnswerBuf(bp *[]byte) {
 	}
 }
 
-// recoverPanics answers a request whose handling panicked with the
-// contract's envelope and a 500, and logs the panic without the caller's
-// words (dispatch.PanicText).
-func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+// overLength refuses a request whose Content-Length is over the bound
+// Chain sets, whose body Chain does not let be read, before the handler
+// reads its credential or body: answered 413 and recorded as every
+// refusal of the API is (the HTTP error handler).
+func overLength(limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					if p == http.ErrAbortHandler {
-						panic(p)
-					}
-					log.Error("request panicked", "path", dispatch.LoggedPath(c.Request().URL.Path), "panic", dispatch.PanicText(p), "stack", string(debug.Stack()))
-					writeError(c, tzctx.Errorf(tzctx.Internal, "the server failed to answer; try again"))
-					err = nil
-				}
-			}()
+		return func(c echo.Context) error {
+			if c.Request().ContentLength > limit {
+				return echo.ErrStatusRequestEntityTooLarge
+			}
 			return next(c)
 		}
 	}
 }
 
-// accessLog writes one line per request: a call's line (the record
-// dispatch.LogRecorder leaves to it) with the method, path, status and
-// duration, or an "http" line of those four where the request made no
-// record. Never the query string.
-func accessLog(log *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now()
-			r := c.Request()
-			line := new(dispatch.RequestLine)
-			c.SetRequest(r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
-			// The line is written even where a panic passes through (an
-			// aborted answer), so the call's record is never lost from
-			// the log; such a request is logged with status 500.
-			done := false
-			defer func() {
-				status := c.Response().Status
-				if !done {
-					status = http.StatusInternalServerError
-				}
-				line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
-			}()
-			if err := next(c); err != nil {
-				c.Error(err)
-			}
-			done = true
-			return nil
+// answerErrors answers an error a handler or echo's router returns
+// (an unknown path, a method a path does not answer) within the chain
+// that wraps it, so Chain's access log names the status answered.
+func answerErrors(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := next(c); err != nil {
+			c.Error(err)
 		}
+		return nil
 	}
 }

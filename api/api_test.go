@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
@@ -23,9 +23,9 @@ import (
 )
 
 // recorder keeps the dispatcher's records for assertions.
-type recorder struct{ recs []dispatch.Record }
+type recorder struct{ recs []tzctx.Record }
 
-func (r *recorder) Record(_ contextT, rec dispatch.Record) { r.recs = append(r.recs, rec) }
+func (r *recorder) Record(_ contextT, rec tzctx.Record) { r.recs = append(r.recs, rec) }
 
 type server struct {
 	*httptest.Server
@@ -555,7 +555,7 @@ func TestBearerCredentials(t *testing.T) {
 			recs := s.rec.recs[before:]
 			if len(recs) != 1 || recs[0].Code != "unauthenticated" || recs[0].Status != 401 || recs[0].Action != "read_documentation" {
 				t.Errorf("%s %q: records %+v, want one unauthenticated", method, hs, recs)
-			} else if hs[0] == "Bearer stranger" && recs[0].Credential != dispatch.CredentialPrefix("stranger") {
+			} else if hs[0] == "Bearer stranger" && recs[0].Credential != tzctx.CredentialPrefix("stranger") {
 				t.Errorf("the refusal names credential %q, want the hash prefix of the one sent", recs[0].Credential)
 			}
 		}

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
@@ -21,19 +21,19 @@ import (
 // record beside the request's goroutine.
 type lockedRecorder struct {
 	mu   sync.Mutex
-	recs []dispatch.Record
+	recs []tzctx.Record
 }
 
-func (r *lockedRecorder) Record(_ contextT, rec dispatch.Record) {
+func (r *lockedRecorder) Record(_ contextT, rec tzctx.Record) {
 	r.mu.Lock()
 	r.recs = append(r.recs, rec)
 	r.mu.Unlock()
 }
 
-func (r *lockedRecorder) since(n int) []dispatch.Record {
+func (r *lockedRecorder) since(n int) []tzctx.Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]dispatch.Record(nil), r.recs[n:]...)
+	return append([]tzctx.Record(nil), r.recs[n:]...)
 }
 
 func (r *lockedRecorder) len() int {
@@ -60,7 +60,7 @@ func newHardServer(t *testing.T, opts api.Options) *hardServer {
 	}
 	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, query.FromStore(sample))
 	rec := &lockedRecorder{}
-	d, err := plane.New(reader, identity.NewStatic(nil), recorders{rec, dispatch.LogRecorder{Logger: logger}})
+	d, err := plane.New(reader, identity.NewStatic(nil), recorders{rec, tzctx.LogRecorder{Logger: logger}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/ingest"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/schemas"
 	"github.com/turnzerocloud/tzctx/store"
@@ -41,9 +41,9 @@ func storedText(t *testing.T, tree, key string) string {
 }
 
 // recorders sends each record to several recorders.
-type recorders []dispatch.Recorder
+type recorders []tzctx.Recorder
 
-func (rs recorders) Record(ctx context.Context, r dispatch.Record) {
+func (rs recorders) Record(ctx context.Context, r tzctx.Record) {
 	for _, x := range rs {
 		x.Record(ctx, r)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/api"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/query"
@@ -142,7 +142,7 @@ func TestQueryWordsAreRecordedNowhere(t *testing.T) {
 	limits, _ := plane.Limits()
 	reader := query.NewReader(query.Config{Limits: limits, Origin: "https://turnzero.ai"}, query.FromStore(sample))
 	rec := &recorder{}
-	both := recorders{rec, dispatch.LogRecorder{Logger: logger}}
+	both := recorders{rec, tzctx.LogRecorder{Logger: logger}}
 	d, err := plane.New(reader, identity.NewStatic(nil), both)
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func newMsgBounds(opts Options) msgBounds {
 //   - bytes that are not UTF-8 anywhere in it: -32700, as not valid JSON
 //     (mcp-go would read them as U+FFFD and dispatch on the result);
 //   - a request whose method no MCP method can be (long or odd): -32601
-//     naming it as dispatch.EchoedName names a caller's name, where
+//     naming it as tzctx.EchoedName names a caller's name, where
 //     mcp-go's "Method … not found" would echo it whole;
 //   - a resources/read whose URI is over the bound that any ID or page
 //     route within id_max_length fits: read by its prefix without
@@ -138,10 +138,10 @@ func (s *Server) readLongURI(ctx context.Context, id json.RawMessage, uri string
 // plain name (dispatch.EchoedPath), otherwise its length alone.
 func echoedMethod(method string) string {
 	if len(method) > maxMethodEchoed {
-		return dispatch.EchoedName(method)
+		return tzctx.EchoedName(method)
 	}
 	if e := dispatch.EchoedPath(strings.Split(method, "/")); e != method {
-		return dispatch.EchoedName(method)
+		return tzctx.EchoedName(method)
 	}
 	return method
 }

@@ -65,19 +65,19 @@ var testCredentials = []identity.Credential{
 // memRecorder keeps every record of the dispatcher.
 type memRecorder struct {
 	mu   sync.Mutex
-	recs []dispatch.Record
+	recs []tzctx.Record
 }
 
-func (m *memRecorder) Record(_ context.Context, r dispatch.Record) {
+func (m *memRecorder) Record(_ context.Context, r tzctx.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.recs = append(m.recs, r)
 }
 
-func (m *memRecorder) all() []dispatch.Record {
+func (m *memRecorder) all() []tzctx.Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]dispatch.Record(nil), m.recs...)
+	return append([]tzctx.Record(nil), m.recs...)
 }
 
 // fixture is one dispatcher with both front ends over the sample version:

@@ -27,7 +27,7 @@ type HTTPOptions struct {
 	// Resolver resolves each request's bearer credential, as the HTTP
 	// API's; nil reads every request as an anonymous caller's. It must be
 	// the dispatcher's resolver: the request's calls take its answer.
-	Resolver dispatch.Resolver
+	Resolver tzctx.Resolver
 	// BodyLimit bounds a request body in bytes; 0 means 1 MiB.
 	BodyLimit int64
 	// AllowedOrigins are the origins (scheme://host[:port]) whose
@@ -141,7 +141,7 @@ func (h *HTTPHandler) Streams() int { return h.streams.Len() }
 
 // ServeHTTP implements http.Handler.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rctx := dispatch.WithTransport(r.Context(), dispatch.TransportMCPHTTP)
+	rctx := tzctx.WithTransport(r.Context(), tzctx.TransportMCPHTTP)
 	origin := r.Header.Get("Origin")
 	if origin != "" {
 		if !h.originAllowed(origin) {
@@ -243,9 +243,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // caller resolves the Authorization headers: none is anonymous, one
 // "Bearer <credential>" is the credential's identity, anything else is
-// refused unauthenticated (dispatch.Bearer).
+// refused unauthenticated (tzctx.Bearer).
 func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.Identity, error) {
-	bearer, err := dispatch.Bearer(auth)
+	bearer, err := tzctx.Bearer(auth)
 	if err != nil || bearer == "" {
 		return "", tzctx.Identity{}, err
 	}
@@ -268,8 +268,8 @@ func (h *HTTPHandler) caller(ctx context.Context, auth []string) (string, tzctx.
 // presented, where one is, is named by its hash prefix.
 func (h *HTTPHandler) refuse(ctx context.Context, r *http.Request, body []byte, err error) {
 	name := calledAction(body)
-	if bearer, berr := dispatch.Bearer(r.Header.Values("Authorization")); berr == nil && bearer != "" {
-		ctx = dispatch.WithCredential(ctx, bearer)
+	if bearer, berr := tzctx.Bearer(r.Header.Values("Authorization")); berr == nil && bearer != "" {
+		ctx = tzctx.WithCredential(ctx, bearer)
 	}
 	_ = h.s.d.Refuse(ctx, name, err)
 }

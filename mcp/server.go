@@ -237,5 +237,5 @@ func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.To
 // none), for the dispatcher to resolve, and the identity it resolved to,
 // for the lists' filters.
 func WithCaller(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
-	return tzctx.WithIdentity(dispatch.WithCredential(ctx, bearer), id)
+	return tzctx.WithIdentity(tzctx.WithCredential(ctx, bearer), id)
 }

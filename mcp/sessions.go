@@ -14,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
@@ -39,7 +38,7 @@ func keysOf(r *http.Request, bearer string, id tzctx.Identity) callerKeys {
 		k := "account:" + id.Account
 		return callerKeys{owner: k, quota: k}
 	case bearer != "":
-		k := "credential:" + dispatch.CredentialPrefix(bearer)
+		k := "credential:" + tzctx.CredentialPrefix(bearer)
 		return callerKeys{owner: k, quota: k}
 	}
 	k := "address:" + shed.AddressKey(r.RemoteAddr)
@@ -343,7 +342,7 @@ func (h sessionLogHandler) Handle(ctx context.Context, r slog.Record) error {
 	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "session" || a.Key == "sessionID" {
-			a = slog.String(a.Key, dispatch.CredentialPrefix(a.Value.String()))
+			a = slog.String(a.Key, tzctx.CredentialPrefix(a.Value.String()))
 		}
 		out.AddAttrs(a)
 		return true

@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // stdioSessions numbers the stdio sessions of a process.
@@ -57,7 +56,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, be
 		return err
 	}
 	defer s.mcp.UnregisterSession(context.WithoutCancel(ctx), sess.id)
-	ctx, cancel := context.WithCancel(WithCaller(dispatch.WithTransport(s.mcp.WithContext(ctx, sess), dispatch.TransportMCPStdio), bearer, id))
+	ctx, cancel := context.WithCancel(WithCaller(tzctx.WithTransport(s.mcp.WithContext(ctx, sess), tzctx.TransportMCPStdio), bearer, id))
 	defer cancel()
 
 	var mu sync.Mutex

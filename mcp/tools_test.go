@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/schemas"
 )
@@ -214,7 +214,7 @@ func TestURIs(t *testing.T) {
 }
 
 // lastRecord is the dispatcher's last record, less its time and duration.
-func lastRecord(t *testing.T, f *fixture) dispatch.Record {
+func lastRecord(t *testing.T, f *fixture) tzctx.Record {
 	t.Helper()
 	recs := f.rec.all()
 	if len(recs) == 0 {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/mcp"
 )
 
@@ -37,7 +37,7 @@ func TestResourceReadIsOneRecord(t *testing.T) {
 				t.Fatalf("%s: reading %s wrote %d records, want 1", name, tc.uri, len(recs))
 			}
 			r := recs[0]
-			if r.Action != tc.action || r.Subject != tc.subject || r.Code != dispatch.OK || r.Status != 200 ||
+			if r.Action != tc.action || r.Subject != tc.subject || r.Code != tzctx.OK || r.Status != 200 ||
 				r.CodePoints != utf8.RuneCountInString(whole) || r.Transport != "mcp-"+name {
 				t.Errorf("%s: reading %s recorded %+v", name, tc.uri, r)
 			}

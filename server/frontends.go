@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
-	"time"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
@@ -23,7 +22,7 @@ import (
 // meter of its calls (nil where metrics are off).
 type frontEnds struct {
 	dispatcher *dispatch.Dispatcher
-	resolver   dispatch.Resolver
+	resolver   tzctx.Resolver
 	mcp        *mcp.Server
 	meter      *metering.Meter
 	// close closes the call records' sinks; it runs once the front ends
@@ -81,7 +80,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, dispatch.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, tzctx.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -133,69 +132,6 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
-}
-
-// accessLogged logs one line per request to h, as the HTTP API does: the
-// line of the call the request made (an MCP tools/call), with method,
-// path, status and duration, or an "http" line of those four; never the
-// query string. A request whose client went away before any answer was
-// written (mcp-go writes none to a connection that has closed) is logged
-// with statusClientClosed, not the 200 no one received.
-func accessLogged(h http.Handler, log *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		line := new(dispatch.RequestLine)
-		// Written even where a panic passes through, with status 500, so
-		// the call's record is never lost from the log.
-		done := false
-		defer func() {
-			status := sw.status
-			switch {
-			case !done:
-				status = http.StatusInternalServerError
-			case !sw.wrote && r.Context().Err() != nil:
-				status = statusClientClosed
-			}
-			line.LogRequest(context.Background(), log, r.Method, r.URL.Path, status, time.Since(start).Milliseconds())
-		}()
-		h.ServeHTTP(sw, r.WithContext(dispatch.WithRequestLine(r.Context(), line)))
-		done = true
-	})
-}
-
-// statusClientClosed is the status the access log gives a request whose
-// client closed its connection before an answer was written: nginx's
-// 499, "client closed request", which no answer carries.
-const statusClientClosed = 499
-
-// statusWriter remembers the status written through it, and whether any
-// answer was.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status, w.wrote = code, true
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection (flushes,
-// deadlines) through the wrapper.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Flush lets streamed answers (server-sent events) through the wrapper.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }
 
 // servedAtStart returns the trees a server that serves every tree of the

@@ -53,6 +53,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// defaultLogs sends the lines of slog.Default(), which the server, the
+// dispatcher and the access log write, to the buffer it returns until
+// the test ends.
+func defaultLogs(t *testing.T) *testkit.SyncBuffer {
+	t.Helper()
+	logs := &testkit.SyncBuffer{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return logs
+}
+
 // testServer is a Server serving on a loopback listener.
 type testServer struct {
 	base   string

@@ -2,14 +2,11 @@ package server
 
 import (
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
-
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // hostGuard is the one Host check of a server's every route, in front of
@@ -21,7 +18,7 @@ import (
 // 127.0.0.1 (DNS rebinding) sends its own name, and is refused 403
 // before any route reads a credential or answers. Requests over other
 // connections reach a server its operator exposed on purpose and pass.
-func hostGuard(next http.Handler, allowed []string, log *slog.Logger) http.Handler {
+func hostGuard(next http.Handler, allowed []string) http.Handler {
 	names := map[string]bool{}
 	for _, a := range allowed {
 		names[hostName(a)] = true
@@ -39,7 +36,6 @@ func hostGuard(next http.Handler, allowed []string, log *slog.Logger) http.Handl
 		h.Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusForbidden)
 		_, _ = w.Write(body)
-		log.Info("http", "method", r.Method, "path", dispatch.LoggedPath(r.URL.Path), "status", http.StatusForbidden, "ms", 0)
 	})
 }
 

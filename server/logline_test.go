@@ -1,13 +1,10 @@
 package server
 
 import (
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // TestOneLogLinePerCall: an action call over HTTP, by POST and by GET,
@@ -18,10 +15,7 @@ import (
 func TestOneLogLinePerCall(t *testing.T) {
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "lines")
-	logs := &testkit.SyncBuffer{}
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
-	t.Cleanup(func() { slog.SetDefault(prev) })
+	logs := defaultLogs(t)
 	srv := startServer(t, dataDir, testConfig(time.Hour))
 	c := mcpSession(t, srv.base, "")
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/follow"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -19,7 +19,7 @@ import (
 // metrics_addr, a listener of the operator's own. Behind a reverse proxy
 // on the same host every client is a loopback one, so such a proxy must
 // not forward /metrics.
-func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
+func metricsGuard(h http.Handler, resolver tzctx.Resolver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
@@ -27,7 +27,7 @@ func metricsGuard(h http.Handler, resolver dispatch.Resolver) http.Handler {
 				return
 			}
 		}
-		bearer, err := dispatch.Bearer(r.Header.Values("Authorization"))
+		bearer, err := tzctx.Bearer(r.Header.Values("Authorization"))
 		if err == nil && bearer != "" {
 			if id, rerr := resolver.Resolve(r.Context(), bearer); rerr == nil && id.Admin {
 				h.ServeHTTP(w, r)

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
@@ -17,8 +17,8 @@ import (
 // PostgreSQL sink spooling under dataDir/records-spool. A database that
 // is away does not stop it: the sink spools and retries. The close
 // function closes them all, returning the first fault.
-func openRecords(cfg Config, dataDir string, log *slog.Logger) (dispatch.Recorders, func() error, error) {
-	var recs dispatch.Recorders
+func openRecords(cfg Config, dataDir string, log *slog.Logger) (tzctx.Recorders, func() error, error) {
+	var recs tzctx.Recorders
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error

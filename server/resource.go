@@ -52,7 +52,7 @@ func resourceMetadataURL(o *identity.OIDCConfig) string {
 // request as scheme://Host/mcp (https where the request came over TLS or
 // X-Forwarded-Proto says https), so the metadata is built per request.
 // Behind a proxy that rewrites the host or path, set oidc.resource.
-func mountResourceMetadata(mux *http.ServeMux, o *identity.OIDCConfig, wrap func(http.Handler) http.Handler) {
+func mountResourceMetadata(mux *http.ServeMux, o *identity.OIDCConfig) {
 	meta := func(resource string) server.ProtectedResourceMetadataConfig {
 		return server.ProtectedResourceMetadataConfig{
 			Resource:               resource,
@@ -69,7 +69,6 @@ func mountResourceMetadata(mux *http.ServeMux, o *identity.OIDCConfig, wrap func
 			server.NewProtectedResourceMetadataHandler(meta(requestScheme(r)+"://"+r.Host+"/mcp")).ServeHTTP(w, r)
 		})
 	}
-	h = wrap(h)
 	seen := map[string]bool{}
 	for _, p := range []string{resourceMetadataPath(o), mcpMetadataPath, server.WellKnownProtectedResourcePath} {
 		if !seen[p] {

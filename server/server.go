@@ -105,6 +105,9 @@ func (s *Server) route() error {
 		BodyLimit:        fmt.Sprintf("%dB", cfg.BodyLimitBytes),
 		AnswerCacheBytes: cfg.AnswerCacheBytes,
 		Health:           st.Serving,
+		Logger:           log,
+		// The listener's one chain (api.Chain) wraps every route.
+		Chained: true,
 	})
 	s.mcp = fe.mcp.HTTPHandler(mcp.HTTPOptions{
 		Resolver:           fe.resolver,
@@ -121,31 +124,27 @@ func (s *Server) route() error {
 	})
 	mux := http.NewServeMux()
 	if cfg.OIDC != nil {
-		mountResourceMetadata(mux, cfg.OIDC, func(h http.Handler) http.Handler { return accessLogged(h, log) })
+		mountResourceMetadata(mux, cfg.OIDC)
 	}
 	// Calls of /api/v1/actions and /mcp share one bound of calls in
 	// flight and the callers' buckets; the probes and /metrics never wait
 	// on them.
 	guard := newGuard(cfg, d, fe.meter)
-	mux.Handle("/mcp", accessLogged(guarded(guard, mcpSurface, s.mcp), log))
-	mux.Handle("/readyz", accessLogged(readyz(st), log))
+	mux.Handle("/mcp", guarded(guard, mcpSurface, s.mcp))
+	mux.Handle("/readyz", readyz(st))
 	if f := s.follower; f != nil {
-		mux.Handle("/healthz", accessLogged(followHealthz(st, f), log))
+		mux.Handle("/healthz", followHealthz(st, f))
 		fe.meter.Follow(func() metering.FollowStatus {
 			s := f.Status()
 			return metering.FollowStatus{Up: s.Fault == nil && !s.LastSuccess.IsZero(), LastSuccess: s.LastSuccess, Failures: s.Failures, Taken: s.Taken}
 		})
 	}
-	// echo's access log is inside the guard: the guard logs its own
-	// refusals of the API.
-	apiGuarded := apiSurface
-	apiGuarded.Log = log
-	mux.Handle("/api/v1/actions/", guarded(guard, apiGuarded, e))
-	// The console's static files are served beside the API, outside its
-	// middleware; with console off, /console/, /favicon.ico and GET / are
+	mux.Handle("/api/v1/actions/", guarded(guard, apiSurface, e))
+	// The console's static files are served beside the API; with console
+	// off, /console/, /favicon.ico and GET / are
 	// the API's unknown paths. With it on, GET / redirects to it.
 	if cfg.ConsoleOn() {
-		ch := accessLogged(console.Handler(), log)
+		ch := console.Handler()
 		mux.Handle(console.Prefix, ch)
 		mux.Handle(strings.TrimSuffix(console.Prefix, "/"), ch)
 		mux.Handle(console.Favicon, ch)
@@ -153,24 +152,28 @@ func (s *Server) route() error {
 	}
 	mux.Handle("/", e)
 	// Each /api/ answer leaves in one write (onewrite.go).
-	// One Host check, before any route (hostguard.go).
-	s.handler = oneWrite(hostGuard(mux, cfg.AllowedHosts, log))
+	// One chain, around every route: one access log line, one recovery
+	// of a panic, one body bound per request (api.Chain); within it, one
+	// Host check, before any route (hostguard.go), whose refusals the
+	// chain logs as it logs every answer.
+	s.handler = oneWrite(api.Chain(hostGuard(mux, cfg.AllowedHosts), log, cfg.BodyLimitBytes))
 	// /metrics is served on the main listener, or on metrics_addr alone
 	// where that is set; with metrics off it is an unknown path.
 	if fe.meter != nil {
 		metrics := fe.meter.Handler()
 		if cfg.MetricsAddr == "" {
-			// The access log is outside the guard, so a refused scrape is
-			// logged (method, path, status 403) as an answered one is.
-			mux.Handle("/metrics", accessLogged(metricsGuard(metrics, fe.resolver), log))
+			// The chain's access log is outside the guard, so a refused
+			// scrape is logged (method, path, status 403) as an answered
+			// one is.
+			mux.Handle("/metrics", metricsGuard(metrics, fe.resolver))
 		} else {
 			ln, err := net.Listen("tcp", cfg.MetricsAddr)
 			if err != nil {
 				return fmt.Errorf("metrics_addr: %w", err)
 			}
 			mmux := http.NewServeMux()
-			mmux.Handle("/metrics", accessLogged(metrics, log))
-			s.metrics, s.metricsLn = newHTTPServer(cfg, hostGuard(mmux, cfg.AllowedHosts, log)), ln
+			mmux.Handle("/metrics", metrics)
+			s.metrics, s.metricsLn = newHTTPServer(cfg, api.Chain(hostGuard(mmux, cfg.AllowedHosts), log, cfg.BodyLimitBytes)), ln
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/ops/metering"
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
@@ -36,7 +37,7 @@ func newGuard(cfg Config, d *dispatch.Dispatcher, meter *metering.Meter) *shed.G
 // apiSurface guards the actions of the HTTP API, one request one call;
 // the record names the action the path names.
 var apiSurface = shed.Surface{
-	Transport: dispatch.TransportHTTP,
+	Transport: tzctx.TransportHTTP,
 	Applies: func(r *http.Request) bool {
 		return strings.HasPrefix(r.URL.Path, "/api/v1/actions/")
 	},
@@ -54,7 +55,7 @@ var apiSurface = shed.Surface{
 // (shed.Detach), so open streams never hold call slots. The body is not
 // read before the refusal, so its record names no action.
 var mcpSurface = shed.Surface{
-	Transport: dispatch.TransportMCPHTTP,
+	Transport: tzctx.TransportMCPHTTP,
 	Applies: func(r *http.Request) bool {
 		return r.Method == http.MethodPost || r.Method == http.MethodGet || r.Method == http.MethodDelete
 	},

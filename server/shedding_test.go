@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
@@ -168,7 +168,7 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 	if v := series(fams, "tzctx_calls_in_flight_limit", map[string]string{}).GetGauge().GetValue(); v != 2 {
 		t.Errorf("tzctx_calls_in_flight_limit = %v, want 2", v)
 	}
-	if v := callsOf(fams, "acme", "shed-bot", "read_documentation", dispatch.TransportHTTP, "context_unavailable"); v != 1 {
+	if v := callsOf(fams, "acme", "shed-bot", "read_documentation", tzctx.TransportHTTP, "context_unavailable"); v != 1 {
 		t.Errorf("tzctx_calls_total of the shed call as acme = %v, want 1", v)
 	}
 
@@ -191,9 +191,9 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 			continue
 		}
 		switch {
-		case r.Transport == dispatch.TransportHTTP && r.Action == "read_documentation" && r.Status == 503 && r.Account == "acme" && r.Credential == dispatch.CredentialPrefix(token):
+		case r.Transport == tzctx.TransportHTTP && r.Action == "read_documentation" && r.Status == 503 && r.Account == "acme" && r.Credential == tzctx.CredentialPrefix(token):
 			shedHTTP++
-		case r.Transport == dispatch.TransportMCPHTTP && r.Action == "(unknown action)" && r.Status == 503:
+		case r.Transport == tzctx.TransportMCPHTTP && r.Action == "(unknown action)" && r.Status == 503:
 			shedMCP++
 		default:
 			t.Errorf("unexpected context_unavailable record %+v", r)
@@ -235,7 +235,7 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 		t.Errorf("Retry-After %q, want about the 1000 s a token takes to refill", h.Get("Retry-After"))
 	}
 	e := refusalOf(t, raw)
-	if e.Code != "rate_limited" || strings.Contains(e.Detail, "zanzibar") || strings.Contains(e.Detail, alpha) || strings.Contains(e.Detail, dispatch.CredentialPrefix(alpha)) {
+	if e.Code != "rate_limited" || strings.Contains(e.Detail, "zanzibar") || strings.Contains(e.Detail, alpha) || strings.Contains(e.Detail, tzctx.CredentialPrefix(alpha)) {
 		t.Fatalf("refusal %+v", e)
 	}
 	t.Logf("rate-limited: %s", e.Detail)
@@ -269,7 +269,7 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 	if v := series(fams, "tzctx_rate_limited_total", map[string]string{"surface": "mcp-http"}).GetCounter().GetValue(); v != 1 {
 		t.Errorf("tzctx_rate_limited_total{surface=mcp-http} = %v, want 1", v)
 	}
-	if v := callsOf(fams, "alpha", "bot", "read_documentation", dispatch.TransportHTTP, "rate_limited"); v != 1 {
+	if v := callsOf(fams, "alpha", "bot", "read_documentation", tzctx.TransportHTTP, "rate_limited"); v != 1 {
 		t.Errorf("tzctx_calls_total of alpha's refused call = %v, want 1", v)
 	}
 	out := recordsJSON(t, dataDir)
@@ -287,9 +287,9 @@ func TestServeRateLimitsPerCredential(t *testing.T) {
 		}
 	}
 	want := map[key]int{
-		{dispatch.TransportHTTP, "read_documentation", "alpha", dispatch.CredentialPrefix(alpha)}:  1,
-		{dispatch.TransportMCPHTTP, "(unknown action)", "alpha", dispatch.CredentialPrefix(alpha)}: 1,
-		{dispatch.TransportHTTP, "list_context", "", ""}:                                           1,
+		{tzctx.TransportHTTP, "read_documentation", "alpha", tzctx.CredentialPrefix(alpha)}:  1,
+		{tzctx.TransportMCPHTTP, "(unknown action)", "alpha", tzctx.CredentialPrefix(alpha)}: 1,
+		{tzctx.TransportHTTP, "list_context", "", ""}:                                        1,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("rate_limited records %v, want %v", got, want)

@@ -20,7 +20,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
@@ -431,7 +431,7 @@ func killServeRuns(t *testing.T, bin string, log *killLog, extra int) {
 			// However slow the machine, the last kill comes after an
 			// answered call, so that some record is checked.
 			awaitFollow(t, time.Minute, what+": a call answered", func() (bool, string) {
-				n := answered.total(dispatch.TransportHTTP)
+				n := answered.total(tzctx.TransportHTTP)
 				return n > 0, fmt.Sprintf("%d calls answered", n)
 			})
 		}
@@ -443,8 +443,8 @@ func killServeRuns(t *testing.T, bin string, log *killLog, extra int) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("serve", "answered calls kept")
-		*answeredInAll += answered.total(dispatch.TransportHTTP)
-		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportHTTP))
+		*answeredInAll += answered.total(tzctx.TransportHTTP)
+		t.Logf("%s: %d calls answered before the kill", what, answered.total(tzctx.TransportHTTP))
 	}
 }
 
@@ -521,7 +521,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog, extra int) {
 					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 					res, err := mc.CallTool(ctx, req)
 					cancel()
-					if err != nil || res.IsError != (c.want.code != dispatch.OK) {
+					if err != nil || res.IsError != (c.want.code != tzctx.OK) {
 						return
 					}
 					answered.add(c.want)
@@ -533,7 +533,7 @@ func killMCPRuns(t *testing.T, bin string, log *killLog, extra int) {
 			// However slow the machine, the last kill comes after an
 			// answered call, so that some record is checked.
 			awaitFollow(t, time.Minute, what+": a call answered", func() (bool, string) {
-				n := answered.total(dispatch.TransportMCPStdio)
+				n := answered.total(tzctx.TransportMCPStdio)
 				return n > 0, fmt.Sprintf("%d calls answered", n)
 			})
 		}
@@ -547,8 +547,8 @@ func killMCPRuns(t *testing.T, bin string, log *killLog, extra int) {
 		opensWhole(t, bin, data, what)
 		acknowledgedKept(t, before, recordCounts(t, bin, data), &answered, what)
 		log.add("mcp", "answered calls kept")
-		*answeredInAll += answered.total(dispatch.TransportMCPStdio)
-		t.Logf("%s: %d calls answered before the kill", what, answered.total(dispatch.TransportMCPStdio))
+		*answeredInAll += answered.total(tzctx.TransportMCPStdio)
+		t.Logf("%s: %d calls answered before the kill", what, answered.total(tzctx.TransportMCPStdio))
 	}
 }
 

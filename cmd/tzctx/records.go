@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/pgrecords"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 	"github.com/turnzerocloud/tzctx/server"
@@ -46,7 +46,7 @@ output forms.`,
 				}
 				f.Since = t
 			}
-			var recs []dispatch.Record
+			var recs []tzctx.Record
 			var st records.Stats
 			var err error
 			if fromPostgres {
@@ -91,7 +91,7 @@ output forms.`,
 // records.postgres_url, as the configuration at cfgPath (or
 // $TZCTX_RECORDS_POSTGRES_URL) gives it. A database no process wrote
 // records to is records.ErrNoRecords.
-func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]dispatch.Record, error) {
+func readPostgresRecords(ctx context.Context, cfgPath string, f records.Filter) ([]tzctx.Record, error) {
 	cfg, err := server.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err

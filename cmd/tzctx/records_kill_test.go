@@ -20,7 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
@@ -63,11 +63,11 @@ type httpCall struct {
 }
 
 var killLoadCalls = []httpCall{
-	{http.MethodPost, "", map[string]any{"tree": "cloud"}, callKey{dispatch.TransportHTTP, "read_documentation", "docs:cloud", "ok"}},
-	{http.MethodPost, "", map[string]any{"page": "/cloud/reference/http/", "limit": 500}, callKey{dispatch.TransportHTTP, "read_documentation", "docs:cloud:page:reference/http", "ok"}},
-	{http.MethodGet, "tree=tzdocs&part=outline", nil, callKey{dispatch.TransportHTTP, "read_documentation", "docs:tzdocs:outline", "ok"}},
-	{http.MethodPost, "", map[string]any{"page": "/cloud/no-such-page/"}, callKey{dispatch.TransportHTTP, "read_documentation", "docs:cloud:page", "context_not_found"}},
-	{http.MethodPost, "", map[string]any{"tree": "cloud", "query": privateWords}, callKey{dispatch.TransportHTTP, "read_documentation", "docs:cloud:search", "ok"}},
+	{http.MethodPost, "", map[string]any{"tree": "cloud"}, callKey{tzctx.TransportHTTP, "read_documentation", "docs:cloud", "ok"}},
+	{http.MethodPost, "", map[string]any{"page": "/cloud/reference/http/", "limit": 500}, callKey{tzctx.TransportHTTP, "read_documentation", "docs:cloud:page:reference/http", "ok"}},
+	{http.MethodGet, "tree=tzdocs&part=outline", nil, callKey{tzctx.TransportHTTP, "read_documentation", "docs:tzdocs:outline", "ok"}},
+	{http.MethodPost, "", map[string]any{"page": "/cloud/no-such-page/"}, callKey{tzctx.TransportHTTP, "read_documentation", "docs:cloud:page", "context_not_found"}},
+	{http.MethodPost, "", map[string]any{"tree": "cloud", "query": privateWords}, callKey{tzctx.TransportHTTP, "read_documentation", "docs:cloud:search", "ok"}},
 }
 
 // do makes the call and reports whether an answer came back whole, with
@@ -92,7 +92,7 @@ func (c httpCall) do(base string) bool {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	want := http.StatusOK
-	if c.want.code != dispatch.OK {
+	if c.want.code != tzctx.OK {
 		want = http.StatusNotFound
 	}
 	return err == nil && resp.StatusCode == want && json.Valid(raw)
@@ -131,9 +131,9 @@ var mcpLoadCalls = []struct {
 	args map[string]any
 	want callKey
 }{
-	{"read_documentation", map[string]any{"tree": "cloud"}, callKey{dispatch.TransportMCPStdio, "read_documentation", "docs:cloud", "ok"}},
-	{"read_documentation", map[string]any{"page": "/cloud/no-such-page/"}, callKey{dispatch.TransportMCPStdio, "read_documentation", "docs:cloud:page", "context_not_found"}},
-	{"list_context", map[string]any{}, callKey{dispatch.TransportMCPStdio, "list_context", "catalog", "ok"}},
+	{"read_documentation", map[string]any{"tree": "cloud"}, callKey{tzctx.TransportMCPStdio, "read_documentation", "docs:cloud", "ok"}},
+	{"read_documentation", map[string]any{"page": "/cloud/no-such-page/"}, callKey{tzctx.TransportMCPStdio, "read_documentation", "docs:cloud:page", "context_not_found"}},
+	{"list_context", map[string]any{}, callKey{tzctx.TransportMCPStdio, "list_context", "catalog", "ok"}},
 }
 
 // startServeProc starts `tzctx serve` on a free port and returns it with
@@ -197,7 +197,7 @@ func TestRecordsSurviveSIGKILL(t *testing.T) {
 				t.Errorf("tools/call %s: %v", c.tool, err)
 				return
 			}
-			if res.IsError != (c.want.code != dispatch.OK) {
+			if res.IsError != (c.want.code != tzctx.OK) {
 				t.Errorf("tools/call %s %v: isError %v, want a %s answer", c.tool, c.args, res.IsError, c.want.code)
 			}
 			answered.add(c.want)
@@ -214,9 +214,9 @@ func TestRecordsSurviveSIGKILL(t *testing.T) {
 		}
 	})
 	if !waitFor(30*time.Second, func() bool {
-		return answered.total(dispatch.TransportHTTP) >= 300 && answered.total(dispatch.TransportMCPStdio) >= 30
+		return answered.total(tzctx.TransportHTTP) >= 300 && answered.total(tzctx.TransportMCPStdio) >= 30
 	}) {
-		t.Fatalf("the load did not get going: %d HTTP and %d MCP answers\nserver stderr:\n%s", answered.total(dispatch.TransportHTTP), answered.total(dispatch.TransportMCPStdio), srv.stderr.String())
+		t.Fatalf("the load did not get going: %d HTTP and %d MCP answers\nserver stderr:\n%s", answered.total(tzctx.TransportHTTP), answered.total(tzctx.TransportMCPStdio), srv.stderr.String())
 	}
 
 	// SIGKILL the server with calls in flight.
@@ -238,7 +238,7 @@ func TestRecordsSurviveSIGKILL(t *testing.T) {
 	if st := mcpChild().ProcessState; st == nil || !st.Success() {
 		t.Errorf("the MCP process ended with %v, want status 0", st)
 	}
-	httpN, mcpN := answered.total(dispatch.TransportHTTP), answered.total(dispatch.TransportMCPStdio)
+	httpN, mcpN := answered.total(tzctx.TransportHTTP), answered.total(tzctx.TransportMCPStdio)
 	t.Logf("answered %d HTTP calls before the SIGKILL and %d MCP calls", httpN, mcpN)
 
 	// Every answered call is recorded. An HTTP call in flight at the kill
@@ -260,9 +260,9 @@ func TestRecordsSurviveSIGKILL(t *testing.T) {
 	gotHTTP := 0
 	for k, n := range got {
 		switch k.transport {
-		case dispatch.TransportHTTP:
+		case tzctx.TransportHTTP:
 			gotHTTP += n
-		case dispatch.TransportMCPStdio:
+		case tzctx.TransportMCPStdio:
 		default:
 			t.Errorf("%d records of an unexpected call %+v", n, k)
 		}
@@ -272,7 +272,7 @@ func TestRecordsSurviveSIGKILL(t *testing.T) {
 		if got[k] < n {
 			t.Errorf("%d answered calls %+v, but %d records of them", n, k, got[k])
 		}
-		if k.transport == dispatch.TransportMCPStdio && got[k] != n {
+		if k.transport == tzctx.TransportMCPStdio && got[k] != n {
 			t.Errorf("%d MCP calls %+v answered, %d recorded; the MCP process had none in flight", n, k, got[k])
 		}
 	}

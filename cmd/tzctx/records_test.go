@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
@@ -59,7 +59,7 @@ func TestRecordsCommand(t *testing.T) {
 	}
 	for i, w := range wants {
 		r := recs[i]
-		if (want{r.Action, r.Subject, r.Code, r.Account}) != w || r.Transport != dispatch.TransportHTTP {
+		if (want{r.Action, r.Subject, r.Code, r.Account}) != w || r.Transport != tzctx.TransportHTTP {
 			t.Errorf("record %d = %+v, want %+v over http", i, r, w)
 		}
 		if r.Time.Before(start.Add(-time.Second)) || (i > 0 && r.Time.Before(recs[i-1].Time)) {

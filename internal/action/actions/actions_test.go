@@ -47,9 +47,9 @@ func (f *fakeReader) ListContext(_ context.Context, req query.ListRequest, lista
 	return &query.ListAnswer{}, query.SubjectCatalog, nil
 }
 
-type memRecorder []dispatch.Record
+type memRecorder []tzctx.Record
 
-func (m *memRecorder) Record(_ context.Context, r dispatch.Record) { *m = append(*m, r) }
+func (m *memRecorder) Record(_ context.Context, r tzctx.Record) { *m = append(*m, r) }
 
 func contract(t *testing.T) *schemas.Contract {
 	t.Helper()

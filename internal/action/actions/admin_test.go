@@ -103,9 +103,9 @@ func operatorDispatcher(t *testing.T, op *Operator) (*dispatch.Dispatcher, *memR
 }
 
 func callAs(bearer string, console bool) context.Context {
-	ctx := dispatch.WithTransport(context.Background(), dispatch.TransportHTTP)
+	ctx := tzctx.WithTransport(context.Background(), tzctx.TransportHTTP)
 	if bearer != "" {
-		ctx = dispatch.WithCredential(ctx, bearer)
+		ctx = tzctx.WithCredential(ctx, bearer)
 	}
 	return dispatch.WithConsoleHeader(ctx, console)
 }
@@ -152,7 +152,7 @@ func TestOperatorActionsAdmitAdminsAlone(t *testing.T) {
 		{"anonymous", callAs("", true), 401, tzctx.Unauthenticated, "admin credential", ""},
 		{"non-admin", callAs("reader-token", true), 403, tzctx.InvalidRequest, "this action needs an admin credential", "acme"},
 		{"admin without the header", callAs("admin-token", false), 403, tzctx.InvalidRequest, "X-Tzctx-Console: 1", "ops"},
-		{"admin without a header flag at all", dispatch.WithCredential(context.Background(), "admin-token"), 403, tzctx.InvalidRequest, "X-Tzctx-Console", "ops"},
+		{"admin without a header flag at all", tzctx.WithCredential(context.Background(), "admin-token"), 403, tzctx.InvalidRequest, "X-Tzctx-Console", "ops"},
 	}
 	for _, c := range cases {
 		for _, call := range []struct {
@@ -307,7 +307,7 @@ func TestAdminStatusAnswersVersionsAndRecords(t *testing.T) {
 	t0 := time.Now().Add(-time.Minute)
 	var want []string
 	for i, s := range []string{"docs:cloud", "catalog", "docs:cloud:search", "versions"} {
-		r := dispatch.Record{Time: t0.Add(time.Duration(i) * time.Second), Action: "read_documentation", Transport: "http", Subject: s, Code: "ok", Status: 200, Duration: 1500 * time.Microsecond}
+		r := tzctx.Record{Time: t0.Add(time.Duration(i) * time.Second), Action: "read_documentation", Transport: "http", Subject: s, Code: "ok", Status: 200, Duration: 1500 * time.Microsecond}
 		w.Record(context.Background(), r)
 		b, err := records.Marshal(r)
 		if err != nil {

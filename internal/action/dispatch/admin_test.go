@@ -31,7 +31,7 @@ func TestAdminActionsAdmitAdminsWithTheHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := func(bearer string, header bool) context.Context {
-		return WithConsoleHeader(WithCredential(context.Background(), bearer), header)
+		return WithConsoleHeader(tzctx.WithCredential(context.Background(), bearer), header)
 	}
 	bad := map[string]any{"n": "not a number", "extra": true}
 	for _, c := range []struct {
@@ -43,7 +43,7 @@ func TestAdminActionsAdmitAdminsWithTheHeader(t *testing.T) {
 		{"anonymous", ctx("", true), tzctx.Unauthenticated, 401},
 		{"not admin", ctx("plain", true), tzctx.InvalidRequest, 403},
 		{"no header", ctx("admin", false), tzctx.InvalidRequest, 403},
-		{"no header flag", WithCredential(context.Background(), "admin"), tzctx.InvalidRequest, 403},
+		{"no header flag", tzctx.WithCredential(context.Background(), "admin"), tzctx.InvalidRequest, 403},
 	} {
 		*rec = nil
 		_, err := d.Call(c.ctx, "op", bad)

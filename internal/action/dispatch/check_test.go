@@ -41,7 +41,7 @@ func TestSchemaViolationsAreMarked(t *testing.T) {
 // violation as Call records it, credential subject included.
 func TestCheckRecordsAsCallDoes(t *testing.T) {
 	d, rec := newTest(t, func(context.Context, map[string]any) (any, string, error) { return "ok", "s", nil })
-	ctx := WithCredential(context.Background(), "tok")
+	ctx := tzctx.WithCredential(context.Background(), "tok")
 	if err := d.Check(ctx, "echo", map[string]any{"n": json.Number("2")}); err != nil {
 		t.Fatalf("Check of valid arguments = %v", err)
 	}

@@ -11,8 +11,6 @@ package dispatch
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,88 +116,17 @@ var (
 	ErrNoHandler       = errors.New("the action has no handler")
 )
 
-// Record is what the dispatcher records of every call, refusals included.
-// It never holds a query's words, the search ID derived from them, or a
-// route the manifest does not list (A-27).
-type Record struct {
-	Time time.Time `json:"time"`
-	// Action is a registered action's name, or "(unknown action)".
-	Action string `json:"action"`
-	// Transport is the front end the call came through (http, mcp-stdio
-	// or mcp-http).
-	Transport string `json:"transport"`
-	// Subject is the call's subject as CTX-07 names it.
-	Subject string `json:"subject"`
-	// Code is the outcome: "ok", or the contract's refusal code.
-	Code string `json:"code"`
-	// Status is the outcome's HTTP status, also for MCP calls.
-	Status int `json:"status"`
-	// Credential is the hash prefix of the credential presented.
-	Credential  string `json:"credential,omitempty"`
-	Account     string `json:"account,omitempty"`
-	Application string `json:"application,omitempty"`
-	// Version is the site version read, where the call read one.
-	Version string `json:"version,omitempty"`
-	// CodePoints is the length of the text served.
-	CodePoints int `json:"code_points"`
-	// Duration is how long the call took, in microseconds on the wire.
-	Duration time.Duration `json:"-"`
-}
-
-// OK is the Code of a record of a call that succeeded.
-const OK = "ok"
-
-// Recorder receives the record of every call. It is called before the
-// answer is written, so a durable recorder holds every call answered.
-type Recorder interface {
-	Record(ctx context.Context, rec Record)
-}
-
-// Recorders sends each record to every recorder in turn.
-type Recorders []Recorder
-
-var _ Recorder = Recorders(nil)
-
-// Record implements Recorder.
-func (rs Recorders) Record(ctx context.Context, rec Record) {
-	for _, r := range rs {
-		if r != nil {
-			r.Record(ctx, rec)
-		}
-	}
-}
-
 // Served is what an answer tells its record: the site version it was read
 // from and the code points it served.
 type Served interface {
 	Served() (version string, codePoints int)
 }
 
-// Transports a record names.
-const (
-	TransportHTTP     = "http"
-	TransportMCPStdio = "mcp-stdio"
-	TransportMCPHTTP  = "mcp-http"
-)
-
-type transportKey struct{}
-
-// WithTransport returns a context naming the front end a call came
-// through, for its record.
-func WithTransport(ctx context.Context, transport string) context.Context {
-	return context.WithValue(ctx, transportKey{}, transport)
-}
-
-func transportOf(ctx context.Context) string {
-	t, _ := ctx.Value(transportKey{}).(string)
-	return t
-}
-
 // finish fills a record's outcome from err and sends it.
-func (d *Dispatcher) finish(ctx context.Context, rec *Record, id tzctx.Identity, err error) {
-	rec.Transport = transportOf(ctx)
+func (d *Dispatcher) finish(ctx context.Context, rec *tzctx.Record, id tzctx.Identity, err error) {
+	rec.Transport = tzctx.TransportFrom(ctx)
 	rec.Credential, rec.Account, rec.Application = id.Credential, id.Account, id.Application
-	rec.Code, rec.Status = OK, 200
+	rec.Code, rec.Status = tzctx.OK, 200
 	if err != nil {
 		rec.Code, rec.Status = string(tzctx.ErrorCode(err)), tzctx.StatusOf(err)
 	}
@@ -213,20 +140,12 @@ func (d *Dispatcher) finish(ctx context.Context, rec *Record, id tzctx.Identity,
 	}
 }
 
-// Resolver turns a presented bearer credential ("" for none) into the
-// caller's identity. No credential is the anonymous caller; one that is
-// unknown, malformed or expired is refused with an error of code
-// tzctx.Unauthenticated.
-type Resolver interface {
-	Resolve(ctx context.Context, bearer string) (tzctx.Identity, error)
-}
-
 // Dispatcher routes calls to actions.
 type Dispatcher struct {
 	contract Contract
 	actions  map[string]*Action
-	resolver Resolver
-	recorder Recorder
+	resolver tzctx.Resolver
+	recorder tzctx.Recorder
 	catalog  Catalog
 	trees    Trees
 	// treeTexts holds what the configuration says of each tree beside
@@ -236,7 +155,7 @@ type Dispatcher struct {
 
 // New returns a dispatcher that registers actions against contract, with
 // the given resolver and recorder.
-func New(contract Contract, resolver Resolver, recorder Recorder) *Dispatcher {
+func New(contract Contract, resolver tzctx.Resolver, recorder tzctx.Recorder) *Dispatcher {
 	return &Dispatcher{contract: contract, actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
 }
 
@@ -285,14 +204,6 @@ func (d *Dispatcher) Actions() []*Action {
 // Action returns the named action, or nil.
 func (d *Dispatcher) Action(name string) *Action { return d.actions[name] }
 
-type credentialKey struct{}
-
-// WithCredential returns a context carrying the bearer credential a front
-// end received, for the dispatcher to resolve.
-func WithCredential(ctx context.Context, bearer string) context.Context {
-	return context.WithValue(ctx, credentialKey{}, bearer)
-}
-
 type resolvedKey struct{}
 
 // resolved is a credential resolved once for one request: the identity
@@ -314,20 +225,20 @@ func (d *Dispatcher) Authenticate(ctx context.Context) (context.Context, error) 
 	if d.resolver == nil {
 		return ctx, nil
 	}
-	bearer, _ := ctx.Value(credentialKey{}).(string)
+	bearer := tzctx.BearerFrom(ctx)
 	if r, ok := ctx.Value(resolvedKey{}).(resolved); ok && r.bearer == bearer {
 		// Resolved already for this request (by the rate limiter).
 		return ctx, r.err
 	}
 	id, err := d.resolver.Resolve(ctx, bearer)
-	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer, id, err}), err
+	return context.WithValue(tzctx.WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer, id, err}), err
 }
 
 // WithResolved returns a context carrying the bearer credential and the
 // identity a front end resolved it to with the dispatcher's resolver, so
 // the request's calls resolve it no further.
 func WithResolved(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
-	return context.WithValue(WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer: bearer, id: id})
+	return context.WithValue(tzctx.WithCredential(ctx, bearer), resolvedKey{}, resolved{bearer: bearer, id: id})
 }
 
 // Resolved returns the answer Authenticate or WithResolved gave for
@@ -344,7 +255,7 @@ func Resolved(ctx context.Context, bearer string) (id tzctx.Identity, ok bool, e
 // resolve resolves the credential of ctx, taking the answer the request
 // already has where it resolved the same credential.
 func (d *Dispatcher) resolve(ctx context.Context) (tzctx.Identity, error) {
-	bearer, _ := ctx.Value(credentialKey{}).(string)
+	bearer := tzctx.BearerFrom(ctx)
 	if id, ok, err := Resolved(ctx, bearer); ok {
 		return id, err
 	}
@@ -355,7 +266,7 @@ func (d *Dispatcher) resolve(ctx context.Context) (tzctx.Identity, error) {
 // json.Decoder.UseNumber (or built from GET parameters the same way).
 func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any) (result any, err error) {
 	start := time.Now()
-	rec := Record{Time: start, Action: d.recordedName(name)}
+	rec := tzctx.Record{Time: start, Action: d.recordedName(name)}
 	id := tzctx.Identity{}
 	defer func() {
 		if p := recover(); p != nil {
@@ -372,13 +283,13 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 		d.finish(ctx, &rec, id, err)
 	}()
 	a := d.actions[name]
-	bearer, _ := ctx.Value(credentialKey{}).(string)
+	bearer := tzctx.BearerFrom(ctx)
 	if d.resolver != nil {
 		var rerr error
 		if id, rerr = d.resolve(ctx); rerr != nil {
 			// The record names the credential presented, never the
 			// credential itself.
-			id = tzctx.Identity{Credential: CredentialPrefix(bearer)}
+			id = tzctx.Identity{Credential: tzctx.CredentialPrefix(bearer)}
 			if a != nil && a.RefusedSubject != nil {
 				rec.Subject = a.RefusedSubject(args)
 			}
@@ -456,37 +367,6 @@ func admitAdmin(ctx context.Context, id tzctx.Identity) error {
 	return nil
 }
 
-// Bearer reads the credential of an Authorization header: none is "" (an
-// anonymous caller); "Bearer <credential>", the scheme in any case, is the
-// credential; anything else, an empty credential or a second header is
-// refused unauthenticated. Every HTTP front end reads the header with it.
-func Bearer(values []string) (string, error) {
-	switch len(values) {
-	case 0:
-		return "", nil
-	case 1:
-	default:
-		return "", tzctx.Errorf(tzctx.Unauthenticated, "the request carries %d Authorization headers; send one, \"Bearer <credential>\"", len(values))
-	}
-	scheme, cred, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
-	cred = strings.TrimSpace(cred)
-	if !strings.EqualFold(scheme, "bearer") || cred == "" {
-		return "", tzctx.Errorf(tzctx.Unauthenticated, "the Authorization header must read \"Bearer <credential>\"; send none to read as an anonymous caller")
-	}
-	return cred, nil
-}
-
-// CredentialPrefix is how records name a bearer credential: the first 12
-// hex digits of its SHA-256, "" for none. For a configured token it is
-// the start of the token_sha256 the configuration lists.
-func CredentialPrefix(bearer string) string {
-	if bearer == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(bearer))
-	return hex.EncodeToString(sum[:6])
-}
-
 // validate runs the checks of args against the action's request schema,
 // integer literals first (A-25), its tree member enumerating the trees d
 // serves now; its error wraps ErrSchema. A refusal of the tree member
@@ -560,14 +440,14 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 	if err == nil {
 		return nil
 	}
-	rec := Record{Time: start, Action: name}
+	rec := tzctx.Record{Time: start, Action: name}
 	if a.RefusedSubject != nil {
 		rec.Subject = a.RefusedSubject(args)
 	}
 	id, rerr := caller()
 	if rerr != nil {
-		bearer, _ := ctx.Value(credentialKey{}).(string)
-		id = tzctx.Identity{Credential: CredentialPrefix(bearer)}
+		bearer := tzctx.BearerFrom(ctx)
+		id = tzctx.Identity{Credential: tzctx.CredentialPrefix(bearer)}
 	}
 	rec.Duration = time.Since(start)
 	d.finish(ctx, &rec, id, err)
@@ -596,9 +476,9 @@ func PanicText(p any) string {
 // Authorization header), and returns err: every call is recorded,
 // refusals included.
 func (d *Dispatcher) Refuse(ctx context.Context, name string, err error) error {
-	bearer, _ := ctx.Value(credentialKey{}).(string)
-	rec := Record{Time: time.Now(), Action: d.recordedName(name)}
-	id := tzctx.Identity{Credential: CredentialPrefix(bearer)}
+	bearer := tzctx.BearerFrom(ctx)
+	rec := tzctx.Record{Time: time.Now(), Action: d.recordedName(name)}
+	id := tzctx.Identity{Credential: tzctx.CredentialPrefix(bearer)}
 	// A credential refused already is not resolved again: an OIDC
 	// token's check may fetch the issuer's keys.
 	if d.resolver != nil && bearer != "" && tzctx.ErrorCode(err) != tzctx.Unauthenticated {
@@ -620,12 +500,12 @@ func (d *Dispatcher) recordedName(name string) string {
 }
 
 // quoteBounded quotes a short plain caller-given name for a detail, and
-// describes any other instead of echoing it (EchoedName).
+// describes any other instead of echoing it (tzctx.EchoedName).
 func quoteBounded(s string) string {
-	if plainEchoed(s) {
+	if tzctx.PlainName(s) {
 		return fmt.Sprintf("%q", s)
 	}
-	return EchoedName(s)
+	return tzctx.EchoedName(s)
 }
 
 // names are the names of the registered actions a refusal may offer any
@@ -645,7 +525,7 @@ func (d *Dispatcher) names() []string {
 func checkIntegers(args map[string]any) error {
 	for k, v := range args {
 		if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
-			return violation(tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", EchoedName(k)))
+			return violation(tzctx.Errorf(tzctx.InvalidRequest, "member %s must be an integer literal such as 8000", tzctx.EchoedName(k)))
 		}
 	}
 	return nil

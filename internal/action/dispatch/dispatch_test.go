@@ -12,9 +12,9 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-type memRecorder []Record
+type memRecorder []tzctx.Record
 
-func (m *memRecorder) Record(_ context.Context, r Record) { *m = append(*m, r) }
+func (m *memRecorder) Record(_ context.Context, r tzctx.Record) { *m = append(*m, r) }
 
 // fakeContract defines actions for the tests, as *schemas.Contract does.
 type fakeContract map[string]schemas.Action
@@ -95,7 +95,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 		}
 		return id.Credential, "subject-ok", nil
 	})
-	ctx := WithCredential(context.Background(), "tok")
+	ctx := tzctx.WithCredential(context.Background(), "tok")
 	if res, err := d.Call(ctx, "echo", map[string]any{"n": json.Number("2")}); err != nil || res != "alice" {
 		t.Fatalf("call = %v, %v", res, err)
 	}
@@ -115,7 +115,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 	if tzctx.ErrorCode(err) != tzctx.InvalidRequest || strings.Contains(err.Error(), "longer") {
 		t.Errorf("schema violation = %v (must not echo the value)", err)
 	}
-	_, err = d.Call(WithCredential(context.Background(), "nope"), "echo", nil)
+	_, err = d.Call(tzctx.WithCredential(context.Background(), "nope"), "echo", nil)
 	if tzctx.ErrorCode(err) != tzctx.Unauthenticated || tzctx.StatusOf(err) != 401 {
 		t.Errorf("unknown credential = %v", err)
 	}
@@ -127,7 +127,7 @@ func TestCallRecordsEveryOutcome(t *testing.T) {
 		subject, code, cred string
 	}{
 		{"subject-ok", "ok", "alice"}, {"subject-bad", "context_not_found", "alice"}, {"", "internal", "alice"},
-		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "unauthenticated", CredentialPrefix("nope")}, {"", "context_not_found", ""},
+		{"", "invalid_request", ""}, {"", "invalid_request", ""}, {"", "unauthenticated", tzctx.CredentialPrefix("nope")}, {"", "context_not_found", ""},
 	}
 	if len(*rec) != len(want) {
 		t.Fatalf("%d records, want %d", len(*rec), len(want))

@@ -24,8 +24,8 @@ func TestEchoedName(t *testing.T) {
 		"R&D":                    "(a name of 3 bytes)",
 		strings.Repeat("k", 1e5): "(a name of 100000 bytes)",
 	} {
-		if got := EchoedName(in); got != want {
-			t.Errorf("EchoedName(%.50q) = %q, want %q", in, got, want)
+		if got := tzctx.EchoedName(in); got != want {
+			t.Errorf("tzctx.EchoedName(%.50q) = %q, want %q", in, got, want)
 		}
 	}
 	if got := EchoedPath([]string{"x", "0", "a b"}); got != "x/0/(a name of 3 bytes)" {
@@ -73,8 +73,8 @@ func TestLoggedPath(t *testing.T) {
 		"/api/v1/actions/secret words":               "/api/v1/actions/(a name of 12 bytes)",
 		"/x/" + strings.Repeat("é", 3) + "/y":        "/x/(a name of 6 bytes)/y",
 	} {
-		if got := LoggedPath(in); got != want {
-			t.Errorf("LoggedPath(%q) = %q, want %q", in, got, want)
+		if got := tzctx.LoggedPath(in); got != want {
+			t.Errorf("tzctx.LoggedPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

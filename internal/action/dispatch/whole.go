@@ -23,16 +23,16 @@ type wholeKey struct{}
 // the last call's record, and the code points served since the read last
 // started over.
 type wholeRecord struct {
-	rec        Record
+	rec        tzctx.Record
 	calls      int
 	codePoints int
 }
 
 // add takes one chunk call's record.
-func (w *wholeRecord) add(rec Record) {
+func (w *wholeRecord) add(rec tzctx.Record) {
 	w.calls++
 	w.rec = rec
-	if rec.Code == OK {
+	if rec.Code == tzctx.OK {
 		w.codePoints += rec.CodePoints
 	} else {
 		w.codePoints = 0
@@ -62,7 +62,7 @@ func (d *Dispatcher) ReadWhole(ctx context.Context, name string, args map[string
 	rec := w.rec
 	rec.Time, rec.Duration = start, time.Since(start)
 	rec.CodePoints = 0
-	if rec.Code == OK {
+	if rec.Code == tzctx.OK {
 		rec.CodePoints = w.codePoints
 	}
 	d.recorder.Record(ctx, rec)

@@ -64,7 +64,7 @@ func TestReadWholeResolvesTheCallerOnce(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := d.ReadWhole(WithCredential(context.Background(), "tok"), "read", nil, 3)
+	got, _, err := d.ReadWhole(tzctx.WithCredential(context.Background(), "tok"), "read", nil, 3)
 	if err != nil || got != text {
 		t.Fatalf("ReadWhole = %q, %v; want %q", got, err, text)
 	}
@@ -72,7 +72,7 @@ func TestReadWholeResolvesTheCallerOnce(t *testing.T) {
 		t.Errorf("a whole read of 4 chunks resolved the caller %d times, want once", n)
 	}
 	res.n.Store(0)
-	if _, _, err := d.ReadWhole(WithCredential(context.Background(), "unknown"), "read", nil, 3); tzctx.ErrorCode(err) != tzctx.Unauthenticated {
+	if _, _, err := d.ReadWhole(tzctx.WithCredential(context.Background(), "unknown"), "read", nil, 3); tzctx.ErrorCode(err) != tzctx.Unauthenticated {
 		t.Errorf("a refused credential's whole read: %v, want unauthenticated", err)
 	}
 	if n := res.n.Load(); n != 1 {

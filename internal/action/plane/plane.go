@@ -8,6 +8,7 @@
 package plane
 
 import (
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/actions"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/query"
@@ -57,15 +58,15 @@ func Registered() ([]string, error) {
 
 // New returns the dispatcher with this build's actions registered over
 // reader, and no operator action.
-func New(reader *query.Reader, resolver dispatch.Resolver, recorder dispatch.Recorder) (*dispatch.Dispatcher, error) {
+func New(reader *query.Reader, resolver tzctx.Resolver, recorder tzctx.Recorder) (*dispatch.Dispatcher, error) {
 	return NewWith(Options{Reader: reader, Resolver: resolver, Recorder: recorder})
 }
 
 // Options are what NewWith builds a dispatcher over.
 type Options struct {
 	Reader   *query.Reader
-	Resolver dispatch.Resolver
-	Recorder dispatch.Recorder
+	Resolver tzctx.Resolver
+	Recorder tzctx.Recorder
 	// Operator, where set, also registers the operator actions
 	// (admin_status, admin_activate) over it: tzctx serve has them, an
 	// MCP stdio process does not. They are of access admin, so MCP

@@ -11,7 +11,6 @@ import (
 	"fmt"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // Credential is one configured credential: the SHA-256 of its token and
@@ -31,7 +30,7 @@ type Static struct {
 	sums  [][sha256.Size]byte
 }
 
-var _ dispatch.Resolver = (*Static)(nil)
+var _ tzctx.Resolver = (*Static)(nil)
 
 // NewStatic returns the resolver of creds, whose TokenSHA256 members are
 // 64 hex digits (the configuration loader checks them).
@@ -45,7 +44,7 @@ func NewStatic(creds []Credential) *Static {
 	return s
 }
 
-// Resolve implements dispatch.Resolver.
+// Resolve implements tzctx.Resolver.
 func (s *Static) Resolve(_ context.Context, bearer string) (tzctx.Identity, error) {
 	if bearer == "" {
 		return tzctx.Identity{}, nil
@@ -72,7 +71,7 @@ func (s *Static) lookup(bearer string) (tzctx.Identity, bool) {
 	}
 	c := s.creds[found]
 	return tzctx.Identity{
-		Credential:  dispatch.CredentialPrefix(bearer),
+		Credential:  tzctx.CredentialPrefix(bearer),
 		Account:     c.Account,
 		Application: c.Application,
 		Profiles:    append([]string(nil), c.Profiles...),
@@ -89,7 +88,7 @@ type Resolver struct {
 	oidc   *oidcVerifier
 }
 
-var _ dispatch.Resolver = (*Resolver)(nil)
+var _ tzctx.Resolver = (*Resolver)(nil)
 
 // New returns the resolver of the configured credentials creds and, where
 // oc is not nil, of the JWTs its issuer signs. It fetches nothing: the
@@ -108,7 +107,7 @@ func New(ctx context.Context, creds []Credential, oc *OIDCConfig) (*Resolver, er
 	return r, nil
 }
 
-// Resolve implements dispatch.Resolver. A configured token is looked up
+// Resolve implements tzctx.Resolver. A configured token is looked up
 // first, whatever its form; a credential with the form of a JWT (IsJWT)
 // is then verified where an issuer is configured. A JWT is refused when
 // its signature, iss, aud, exp or nbf does not hold, when its account

@@ -27,7 +27,6 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // OIDCConfig is the configuration's oidc member: JWTs its issuer signed
@@ -424,7 +423,7 @@ func (v *oidcVerifier) resolve(ctx context.Context, token string) (tzctx.Identit
 	// records, logs, PostgreSQL and metric labels all hold the same
 	// bounded value.
 	return tzctx.Identity{
-		Credential:  dispatch.CredentialPrefix(token),
+		Credential:  tzctx.CredentialPrefix(token),
 		Account:     BoundName(account),
 		Application: BoundName(app),
 		Profiles:    profiles,

@@ -24,7 +24,6 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 const (
@@ -200,7 +199,7 @@ func TestOIDCAcceptsAGoodToken(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s token: %v", k.alg, err)
 		}
-		want := tzctx.Identity{Credential: dispatch.CredentialPrefix(tok), Account: "acme", Application: "docs-agent", Profiles: []string{"blueprint"}}
+		want := tzctx.Identity{Credential: tzctx.CredentialPrefix(tok), Account: "acme", Application: "docs-agent", Profiles: []string{"blueprint"}}
 		if !reflect.DeepEqual(id, want) {
 			t.Errorf("%s token: identity %+v, want %+v", k.alg, id, want)
 		}

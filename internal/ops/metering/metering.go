@@ -26,7 +26,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
 // Defaults of Options.
@@ -70,7 +69,7 @@ type Options struct {
 	MaxCallers int
 }
 
-// Meter is a dispatch.Recorder that counts calls in its own registry. A
+// Meter is a tzctx.Recorder that counts calls in its own registry. A
 // nil *Meter records nothing.
 type Meter struct {
 	reg        *prometheus.Registry
@@ -86,7 +85,7 @@ type Meter struct {
 	callers    map[caller]struct{}
 }
 
-var _ dispatch.Recorder = (*Meter)(nil)
+var _ tzctx.Recorder = (*Meter)(nil)
 
 // caller is one account and application pair, as its labels read.
 type caller struct{ account, application string }
@@ -136,8 +135,8 @@ func New(opts Options) *Meter {
 	return m
 }
 
-// Record implements dispatch.Recorder.
-func (m *Meter) Record(_ context.Context, rec dispatch.Record) {
+// Record implements tzctx.Recorder.
+func (m *Meter) Record(_ context.Context, rec tzctx.Record) {
 	if m == nil {
 		return
 	}
@@ -196,7 +195,7 @@ func (m *Meter) bound(s string) string {
 // transports, or "other".
 func transport(t string) string {
 	switch t {
-	case dispatch.TransportHTTP, dispatch.TransportMCPStdio, dispatch.TransportMCPHTTP:
+	case tzctx.TransportHTTP, tzctx.TransportMCPStdio, tzctx.TransportMCPHTTP:
 		return t
 	}
 	return Other
@@ -206,7 +205,7 @@ func transport(t string) string {
 // or "other".
 func outcome(code string) string {
 	switch tzctx.Code(code) {
-	case dispatch.OK, tzctx.InvalidRequest, tzctx.ContextNotFound, tzctx.ContextChanged,
+	case tzctx.OK, tzctx.InvalidRequest, tzctx.ContextNotFound, tzctx.ContextChanged,
 		tzctx.ContextUnavailable, tzctx.Internal, tzctx.Unauthenticated, tzctx.RateLimited:
 		return code
 	}

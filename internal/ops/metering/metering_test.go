@@ -14,12 +14,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/metering"
 )
 
-func rec(action, transport, code, account, application string, d time.Duration, cp int) dispatch.Record {
-	return dispatch.Record{Time: time.Now(), Action: action, Transport: transport, Code: code,
+func rec(action, transport, code, account, application string, d time.Duration, cp int) tzctx.Record {
+	return tzctx.Record{Time: time.Now(), Action: action, Transport: transport, Code: code,
 		Account: account, Application: application, Duration: d, CodePoints: cp,
 		Subject: "docs:cloud:page:subjectcanary", Version: "versioncanary", Credential: "0123456789ab"}
 }
@@ -50,11 +50,11 @@ func labels(mt *dto.Metric) map[string]string {
 func TestMeterCountsCalls(t *testing.T) {
 	m := metering.New(metering.Options{})
 	ctx := context.Background()
-	m.Record(ctx, rec("read_documentation", dispatch.TransportHTTP, dispatch.OK, "acme", "bot", 80*time.Microsecond, 1200))
-	m.Record(ctx, rec("read_documentation", dispatch.TransportHTTP, dispatch.OK, "acme", "bot", 3*time.Millisecond, 800))
-	m.Record(ctx, rec("read_documentation", dispatch.TransportMCPHTTP, "invalid_request", "", "", 20*time.Microsecond, 0))
-	m.Record(ctx, rec("list_context", dispatch.TransportMCPStdio, dispatch.OK, "", "", 2*time.Second, 0))
-	m.Record(ctx, rec("(unknown action)", dispatch.TransportHTTP, "context_not_found", "", "", 0, 0))
+	m.Record(ctx, rec("read_documentation", tzctx.TransportHTTP, tzctx.OK, "acme", "bot", 80*time.Microsecond, 1200))
+	m.Record(ctx, rec("read_documentation", tzctx.TransportHTTP, tzctx.OK, "acme", "bot", 3*time.Millisecond, 800))
+	m.Record(ctx, rec("read_documentation", tzctx.TransportMCPHTTP, "invalid_request", "", "", 20*time.Microsecond, 0))
+	m.Record(ctx, rec("list_context", tzctx.TransportMCPStdio, tzctx.OK, "", "", 2*time.Second, 0))
+	m.Record(ctx, rec("(unknown action)", tzctx.TransportHTTP, "context_not_found", "", "", 0, 0))
 
 	want := `
 # HELP tzctx_calls_total Calls of the dispatcher's actions, refusals included, by account, application, action, transport and outcome (ok or the contract's refusal code).
@@ -111,7 +111,7 @@ tzctx_code_points_served_total{action="read_documentation"} 2000
 
 func TestMeterNeverLabelsSubjectOrVersion(t *testing.T) {
 	m := metering.New(metering.Options{Version: func() string { return "v1" }})
-	m.Record(context.Background(), rec("read_documentation", dispatch.TransportHTTP, dispatch.OK, "acme", "bot", time.Millisecond, 10))
+	m.Record(context.Background(), rec("read_documentation", tzctx.TransportHTTP, tzctx.OK, "acme", "bot", time.Millisecond, 10))
 	out := scrape(t, m)
 	for _, w := range []string{"subjectcanary", "versioncanary", "0123456789ab"} {
 		if strings.Contains(out, w) {
@@ -124,11 +124,11 @@ func TestMeterBoundsLabels(t *testing.T) {
 	m := metering.New(metering.Options{MaxCallers: 3})
 	ctx := context.Background()
 	long := strings.Repeat("é", 40) // 80 bytes
-	m.Record(ctx, rec("read_context", dispatch.TransportHTTP, dispatch.OK, long, "app\xff", 0, 0))
+	m.Record(ctx, rec("read_context", tzctx.TransportHTTP, tzctx.OK, long, "app\xff", 0, 0))
 	for i := range 6 {
-		m.Record(ctx, rec("read_context", dispatch.TransportHTTP, dispatch.OK, fmt.Sprintf("acct-%d", i), "", 0, 0))
+		m.Record(ctx, rec("read_context", tzctx.TransportHTTP, tzctx.OK, fmt.Sprintf("acct-%d", i), "", 0, 0))
 	}
-	m.Record(ctx, rec("read_context", dispatch.TransportHTTP, dispatch.OK, "acct-0", "", 0, 0)) // counted already: by name
+	m.Record(ctx, rec("read_context", tzctx.TransportHTTP, tzctx.OK, "acct-0", "", 0, 0)) // counted already: by name
 	m.Record(ctx, rec("read_context", "carrier-pigeon", "a_code_of_its_own", "acct-1", "", 0, 0))
 
 	got := map[string]float64{}
@@ -182,7 +182,7 @@ func TestMeterVersionFollowsTheFunc(t *testing.T) {
 
 func TestHandlerServesRuntimeMetrics(t *testing.T) {
 	m := metering.New(metering.Options{Version: func() string { return "v1" }})
-	m.Record(context.Background(), rec("list_context", dispatch.TransportHTTP, dispatch.OK, "", "", time.Millisecond, 0))
+	m.Record(context.Background(), rec("list_context", tzctx.TransportHTTP, tzctx.OK, "", "", time.Millisecond, 0))
 	out := scrape(t, m)
 	for _, w := range []string{"\ngo_goroutines ", "\nprocess_cpu_seconds_total ", "\ntzctx_served_version_info{version=\"v1\"} 1\n", "\ntzctx_calls_total{"} {
 		if !strings.Contains(out, w) {
@@ -193,7 +193,7 @@ func TestHandlerServesRuntimeMetrics(t *testing.T) {
 
 func TestNilMeterRecordsNothing(t *testing.T) {
 	var m *metering.Meter
-	dispatch.Recorders{m}.Record(context.Background(), rec("list_context", dispatch.TransportHTTP, dispatch.OK, "", "", 0, 0))
+	tzctx.Recorders{m}.Record(context.Background(), rec("list_context", tzctx.TransportHTTP, tzctx.OK, "", "", 0, 0))
 }
 
 func scrape(t *testing.T, m *metering.Meter) string {
@@ -214,10 +214,10 @@ func scrape(t *testing.T, m *metering.Meter) string {
 
 func TestMeterCountsShedAndRateLimited(t *testing.T) {
 	m := metering.New(metering.Options{})
-	m.Shed(dispatch.TransportHTTP)
-	m.Shed(dispatch.TransportHTTP)
-	m.Shed(dispatch.TransportMCPHTTP)
-	m.RateLimited(dispatch.TransportMCPHTTP)
+	m.Shed(tzctx.TransportHTTP)
+	m.Shed(tzctx.TransportHTTP)
+	m.Shed(tzctx.TransportMCPHTTP)
+	m.RateLimited(tzctx.TransportMCPHTTP)
 	m.RateLimited("/api/v1/actions/secret words") // never a label
 	n, max := 3, 8
 	m.InFlight(func() int { return n }, func() int { return max })
@@ -245,14 +245,14 @@ tzctx_calls_in_flight_limit 8
 	if got := family(t, m, "tzctx_calls_in_flight").GetMetric()[0].GetGauge().GetValue(); got != 5 {
 		t.Fatalf("in flight after a change = %v, want 5: the gauge is read at each scrape", got)
 	}
-	m.Record(context.Background(), rec("read_documentation", dispatch.TransportHTTP, "rate_limited", "", "", 0, 0))
+	m.Record(context.Background(), rec("read_documentation", tzctx.TransportHTTP, "rate_limited", "", "", 0, 0))
 	for _, mt := range family(t, m, "tzctx_calls_total").GetMetric() {
 		if o := labels(mt)["outcome"]; o != "rate_limited" {
 			t.Fatalf("a rate_limited record is counted under outcome %q", o)
 		}
 	}
 	var nilMeter *metering.Meter
-	nilMeter.Shed(dispatch.TransportHTTP)
-	nilMeter.RateLimited(dispatch.TransportHTTP)
+	nilMeter.Shed(tzctx.TransportHTTP)
+	nilMeter.RateLimited(tzctx.TransportHTTP)
 	nilMeter.InFlight(func() int { return 0 }, func() int { return 0 })
 }

@@ -53,7 +53,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
 
@@ -140,7 +140,7 @@ type segment struct {
 	done int64 // bytes committed to the database
 }
 
-// Sink is a dispatch.Recorder that sends records to PostgreSQL through a
+// Sink is a tzctx.Recorder that sends records to PostgreSQL through a
 // spool. It is safe for concurrent use.
 type Sink struct {
 	cfg    *pgx.ConnConfig
@@ -175,7 +175,7 @@ type Sink struct {
 	nextScan time.Time
 }
 
-var _ dispatch.Recorder = (*Sink)(nil)
+var _ tzctx.Recorder = (*Sink)(nil)
 
 // ParseURL checks a connection URL. Its error never holds the URL, which
 // may hold a password.
@@ -247,10 +247,10 @@ func Open(opts Options) (*Sink, error) {
 	return s, nil
 }
 
-// Record implements dispatch.Recorder: it appends rec to the spool with
+// Record implements tzctx.Recorder: it appends rec to the spool with
 // one write and returns; the writer sends it. A fault is logged once per
 // run of them, with the record's action and code alone, and counted.
-func (s *Sink) Record(_ context.Context, rec dispatch.Record) {
+func (s *Sink) Record(_ context.Context, rec tzctx.Record) {
 	body, err := records.Marshal(rec)
 	if err != nil || len(body) < 2 {
 		s.mu.Lock()
@@ -321,7 +321,7 @@ func (s *Sink) poke() {
 	}
 }
 
-func (s *Sink) failLocked(rec dispatch.Record, err error) {
+func (s *Sink) failLocked(rec tzctx.Record, err error) {
 	s.stats.Lost++
 	if s.failing {
 		return
@@ -687,7 +687,7 @@ func (s *Sink) replay(ctx context.Context, path string) error {
 // row is one spooled record with its ID.
 type row struct {
 	id  string
-	rec dispatch.Record
+	rec tzctx.Record
 }
 
 // parse reads up to n lines of buf, ending at a line end, and returns the

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
@@ -34,8 +34,8 @@ func open(t *testing.T, url, spool string, opts Options) (*Sink, *testkit.SyncBu
 	return s, log
 }
 
-func rec(i int) dispatch.Record {
-	return dispatch.Record{
+func rec(i int) tzctx.Record {
+	return tzctx.Record{
 		Time: time.Now(), Action: "read_documentation", Transport: "http", Subject: fmt.Sprintf("s-%06d", i),
 		Code: "ok", Status: 200, Account: "acme", Application: "app", Version: "v1", CodePoints: i, Duration: time.Duration(i) * 1001,
 	}

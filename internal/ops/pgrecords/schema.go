@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
 
@@ -95,7 +95,7 @@ var ErrNoSchema = errors.New("the database holds no tzctx records table yet")
 
 // Read returns the records of the database at url that f admits, ordered
 // by time. Its errors never hold the URL.
-func Read(ctx context.Context, url string, f records.Filter) ([]dispatch.Record, error) {
+func Read(ctx context.Context, url string, f records.Filter) ([]tzctx.Record, error) {
 	cfg, err := ParseURL(url)
 	if err != nil {
 		return nil, err
@@ -137,9 +137,9 @@ func Read(ctx context.Context, url string, f records.Filter) ([]dispatch.Record,
 	if err != nil {
 		return nil, scrubbed(err, cfg.Password)
 	}
-	var out []dispatch.Record
+	var out []tzctx.Record
 	for rows.Next() {
-		var r dispatch.Record
+		var r tzctx.Record
 		var status int32
 		var points, ns int64
 		if err := rows.Scan(&r.Time, &r.Action, &r.Transport, &r.Subject, &r.Code, &status,

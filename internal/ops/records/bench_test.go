@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/ops/records"
 )
 
@@ -15,18 +15,18 @@ import (
 // every call already writes (to a discarding handler, so the baseline is
 // the formatting alone) and of no recorder at all.
 func BenchmarkRecord(b *testing.B) {
-	rec := dispatch.Record{Time: time.Now(), Action: "read_documentation", Transport: dispatch.TransportHTTP,
-		Subject: "docs:cloud:search", Code: dispatch.OK, Status: 200, Credential: "0123456789ab", Account: "acme",
+	rec := tzctx.Record{Time: time.Now(), Action: "read_documentation", Transport: tzctx.TransportHTTP,
+		Subject: "docs:cloud:search", Code: tzctx.OK, Status: 200, Credential: "0123456789ab", Account: "acme",
 		Application: "docs-agent", Version: "20261201-f36ceaf1f43a", CodePoints: 4559, Duration: 310 * time.Microsecond}
 	ctx := context.Background()
 	b.Run("none", func(b *testing.B) {
-		var r dispatch.Recorder = dispatch.Recorders{}
+		var r tzctx.Recorder = tzctx.Recorders{}
 		for b.Loop() {
 			r.Record(ctx, rec)
 		}
 	})
 	b.Run("log", func(b *testing.B) {
-		r := dispatch.LogRecorder{Logger: slog.New(slog.NewTextHandler(discard{}, nil))}
+		r := tzctx.LogRecorder{Logger: slog.New(slog.NewTextHandler(discard{}, nil))}
 		for b.Loop() {
 			r.Record(ctx, rec)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // fakeClock is a wall clock a test sets, safe for the writer's
@@ -29,7 +29,7 @@ func TestClockJumpOrder(t *testing.T) {
 	var clock fakeClock
 	w.now = clock.now
 	t0 := time.Now().Truncate(time.Second)
-	var written []dispatch.Record
+	var written []tzctx.Record
 	rec := func(i int, at time.Time) {
 		clock.set(at)
 		r := sample(i, at)
@@ -50,7 +50,7 @@ func TestClockJumpOrder(t *testing.T) {
 	}
 	got, st := read(t, dir, Filter{})
 	want := slices.Clone(written)
-	slices.SortStableFunc(want, func(a, b dispatch.Record) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(want, func(a, b tzctx.Record) int { return a.Time.Compare(b.Time) })
 	if len(got) != len(want) || st.Skipped+st.Partial != 0 {
 		t.Fatalf("read %d records (%+v), want %d", len(got), st, len(want))
 	}

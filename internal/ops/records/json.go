@@ -9,30 +9,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
-// onDisk is a record's on-disk form: the members of dispatch.Record, with
+// onDisk is a record's on-disk form: the members of tzctx.Record, with
 // the time in UTC, and "us", the duration in microseconds.
 type onDisk struct {
-	dispatch.Record
+	tzctx.Record
 	US micros `json:"us"`
 }
 
 // Marshal returns the on-disk form of rec, one JSON object without a
 // line end. Unmarshal gives back rec exactly: the time to the nanosecond
 // (in UTC), the duration to the nanosecond.
-func Marshal(rec dispatch.Record) ([]byte, error) {
+func Marshal(rec tzctx.Record) ([]byte, error) {
 	return appendRecord(make([]byte, 0, 384), rec)
 }
 
 // appendRecord appends the on-disk form of rec to dst: the bytes
 // json.Marshal writes of onDisk, written member by member (a test holds
-// the two equal and the members to dispatch.Record's). A record whose
+// the two equal and the members to tzctx.Record's). A record whose
 // strings hold what json.Marshal escapes for HTML (<, > and &), or whose
 // time it refuses, takes json.Marshal itself.
-func appendRecord(dst []byte, rec dispatch.Record) ([]byte, error) {
+func appendRecord(dst []byte, rec tzctx.Record) ([]byte, error) {
 	rec.Time = rec.Time.UTC()
 	strs := [...]string{rec.Action, rec.Transport, rec.Subject, rec.Code, rec.Credential, rec.Account, rec.Application, rec.Version}
 	for _, s := range strs {
@@ -72,7 +72,7 @@ func appendRecord(dst []byte, rec dispatch.Record) ([]byte, error) {
 }
 
 // marshalRecord appends json.Marshal's encoding of rec's on-disk form.
-func marshalRecord(dst []byte, rec dispatch.Record) ([]byte, error) {
+func marshalRecord(dst []byte, rec tzctx.Record) ([]byte, error) {
 	b, err := json.Marshal(onDisk{Record: rec, US: micros(rec.Duration)})
 	if err != nil {
 		return dst, err
@@ -86,13 +86,13 @@ var ErrNotRecord = errors.New("the line is not a call record: it lacks the time 
 
 // Unmarshal reads a record from its on-disk form. Members it does not
 // know are ignored, so a later build's records still read.
-func Unmarshal(line []byte) (dispatch.Record, error) {
+func Unmarshal(line []byte) (tzctx.Record, error) {
 	var d onDisk
 	if err := json.Unmarshal(line, &d); err != nil {
-		return dispatch.Record{}, err
+		return tzctx.Record{}, err
 	}
 	if d.Time.IsZero() || d.Action == "" {
-		return dispatch.Record{}, ErrNotRecord
+		return tzctx.Record{}, ErrNotRecord
 	}
 	rec := d.Record
 	rec.Duration = time.Duration(d.US)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // TestLastIsReadsTail: Last(dir, n) equals the last n records Read
@@ -36,7 +36,7 @@ func lastIsReadsTail(t *testing.T, seed uint64) {
 				last = start
 			}
 			start = last
-			b, err := Marshal(dispatch.Record{Time: last, Action: "read_documentation", Transport: "http", Subject: fmt.Sprintf("docs:cloud:%d:%d", seg, i), Code: "ok", Status: 200})
+			b, err := Marshal(tzctx.Record{Time: last, Action: "read_documentation", Transport: "http", Subject: fmt.Sprintf("docs:cloud:%d:%d", seg, i), Code: "ok", Status: 200})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func lastIsReadsTail(t *testing.T, seed uint64) {
 			t.Fatal(err)
 		}
 		want := all[max(0, len(all)-n):]
-		if !slices.EqualFunc(got, want, func(a, b dispatch.Record) bool { return a.Time.Equal(b.Time) && a.Subject == b.Subject }) {
+		if !slices.EqualFunc(got, want, func(a, b tzctx.Record) bool { return a.Time.Equal(b.Time) && a.Subject == b.Subject }) {
 			t.Fatalf("seed %d: Last(%d) differs from Read's last %d", seed, n, n)
 		}
 	}

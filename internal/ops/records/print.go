@@ -7,12 +7,12 @@ import (
 	"text/tabwriter"
 	"unicode"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // WriteTable prints records as an aligned table, one record a line, with
 // a header line; tzctx records prints it.
-func WriteTable(out io.Writer, recs []dispatch.Record) error {
+func WriteTable(out io.Writer, recs []tzctx.Record) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tTRANSPORT\tACTION\tSUBJECT\tCODE\tSTATUS\tACCOUNT\tAPPLICATION\tCREDENTIAL\tVERSION\tCODE POINTS\tµs")
 	for _, r := range recs {
@@ -26,7 +26,7 @@ func WriteTable(out io.Writer, recs []dispatch.Record) error {
 
 // WriteJSONLines prints each record in its on-disk form (Marshal), one a
 // line.
-func WriteJSONLines(out io.Writer, recs []dispatch.Record) error {
+func WriteJSONLines(out io.Writer, recs []tzctx.Record) error {
 	for _, r := range recs {
 		b, err := Marshal(r)
 		if err != nil {

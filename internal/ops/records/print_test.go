@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 func TestWriteTable(t *testing.T) {
-	recs := []dispatch.Record{
+	recs := []tzctx.Record{
 		{Time: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Transport: "http", Action: "read_context", Subject: "a b", Code: "ok", Status: 200, Account: "", CodePoints: 12, Duration: 1500 * time.Microsecond},
 		{Time: time.Date(2026, 12, 1, 9, 0, 1, 0, time.UTC), Transport: "mcp-stdio", Action: "list_context", Subject: "x\u0007", Status: 200},
 	}

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // Filter selects records; a zero member selects every record.
@@ -23,7 +23,7 @@ type Filter struct {
 	Account, Action string
 }
 
-func (f Filter) admits(r dispatch.Record) bool {
+func (f Filter) admits(r tzctx.Record) bool {
 	return (f.Since.IsZero() || !r.Time.Before(f.Since)) &&
 		(f.Account == "" || r.Account == f.Account) &&
 		(f.Action == "" || r.Action == f.Action)
@@ -58,7 +58,7 @@ const maxLine = 1 << 20
 // what it skipped. It takes no lock and reads while writers append; a
 // segment a pruner deletes meanwhile is read whole or not at all. A
 // folder that does not exist is ErrNoRecords.
-func Read(dir string, f Filter) ([]dispatch.Record, Stats, error) {
+func Read(dir string, f Filter) ([]tzctx.Record, Stats, error) {
 	var st Stats
 	segs, err := listSegments(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -67,7 +67,7 @@ func Read(dir string, f Filter) ([]dispatch.Record, Stats, error) {
 	if err != nil {
 		return nil, st, fmt.Errorf("list the call records: %w", err)
 	}
-	var out []dispatch.Record
+	var out []tzctx.Record
 	for _, s := range segs {
 		// A segment's records were written before it was last modified,
 		// and each call began before its record was written; file times
@@ -86,18 +86,18 @@ func Read(dir string, f Filter) ([]dispatch.Record, Stats, error) {
 		st.Segments++
 		out = append(out, recs...)
 	}
-	slices.SortStableFunc(out, func(a, b dispatch.Record) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(out, func(a, b tzctx.Record) int { return a.Time.Compare(b.Time) })
 	return out, st, nil
 }
 
 // readSegment reads the records of one segment that f admits.
-func readSegment(path string, f Filter, st *Stats) ([]dispatch.Record, error) {
+func readSegment(path string, f Filter, st *Stats) ([]tzctx.Record, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	var out []dispatch.Record
+	var out []tzctx.Record
 	r := bufio.NewReaderSize(file, 64<<10)
 	var long bytes.Buffer
 	for {
@@ -144,7 +144,7 @@ func readSegment(path string, f Filter, st *Stats) ([]dispatch.Record, error) {
 // last modified, within modMargin. So a status read costs a few recent
 // segments, not every record kept. A folder that does not exist is
 // ErrNoRecords.
-func Last(dir string, n int) ([]dispatch.Record, error) {
+func Last(dir string, n int) ([]tzctx.Record, error) {
 	segs, err := listSegments(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoRecords
@@ -161,7 +161,7 @@ func Last(dir string, n int) ([]dispatch.Record, error) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return segs[b].mod.Compare(segs[a].mod) })
-	bySeg := make([][]dispatch.Record, len(segs))
+	bySeg := make([][]tzctx.Record, len(segs))
 	var times []time.Time
 	var st Stats
 	for _, i := range order {
@@ -184,11 +184,11 @@ func Last(dir string, n int) ([]dispatch.Record, error) {
 			times = append(times, r.Time)
 		}
 	}
-	var out []dispatch.Record
+	var out []tzctx.Record
 	for _, recs := range bySeg {
 		out = append(out, recs...)
 	}
-	slices.SortStableFunc(out, func(a, b dispatch.Record) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(out, func(a, b tzctx.Record) int { return a.Time.Compare(b.Time) })
 	if len(out) > n {
 		out = out[len(out)-n:]
 	}

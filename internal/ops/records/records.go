@@ -30,7 +30,7 @@
 // Read merges every segment, orders the records by time, and skips,
 // counting them, lines that do not parse, such as the torn last line a
 // machine crash can leave; it takes no lock, so it reads while writers
-// run. A record holds the fields of dispatch.Record alone, which never
+// run. A record holds the fields of tzctx.Record alone, which never
 // hold a query's words; the on-disk form adds nothing but the duration.
 package records
 
@@ -47,7 +47,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // Options bound the records kept under a folder; zero means no bound.
@@ -105,7 +105,7 @@ type Writer struct {
 	bg   sync.WaitGroup
 }
 
-var _ dispatch.Recorder = (*Writer)(nil)
+var _ tzctx.Recorder = (*Writer)(nil)
 
 // Open returns a writer of segments under dir, creating dir (0o700)
 // where it is missing, and prunes dir once before it returns.
@@ -156,11 +156,11 @@ func segmentLimit(maxBytes int64) int64 {
 	return max(l, minSegment)
 }
 
-// Record implements dispatch.Recorder: it appends rec to the active
+// Record implements tzctx.Recorder: it appends rec to the active
 // segment with one write before it returns. A fault is logged once, with
 // the record's action and code alone, and counted (see Lost); it never
 // reaches the caller.
-func (w *Writer) Record(_ context.Context, rec dispatch.Record) {
+func (w *Writer) Record(_ context.Context, rec tzctx.Record) {
 	line, err := Marshal(rec)
 	if err != nil {
 		w.mu.Lock()
@@ -204,7 +204,7 @@ func (w *Writer) Record(_ context.Context, rec dispatch.Record) {
 
 // failLocked counts a record not written and logs the first fault of a
 // run of them.
-func (w *Writer) failLocked(rec dispatch.Record, err error) {
+func (w *Writer) failLocked(rec tzctx.Record, err error) {
 	w.lost++
 	if w.failing {
 		return

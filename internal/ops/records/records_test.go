@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx"
 )
 
 // quiet is a logger that drops everything.
@@ -38,7 +38,7 @@ func open(t *testing.T, dir string, opts Options) *Writer {
 }
 
 // read reads dir with f and fails the test on an error.
-func read(t *testing.T, dir string, f Filter) ([]dispatch.Record, Stats) {
+func read(t *testing.T, dir string, f Filter) ([]tzctx.Record, Stats) {
 	t.Helper()
 	recs, st, err := Read(dir, f)
 	if err != nil {
@@ -48,10 +48,10 @@ func read(t *testing.T, dir string, f Filter) ([]dispatch.Record, Stats) {
 }
 
 // sample is a record with every member set, distinct by i.
-func sample(i int, at time.Time) dispatch.Record {
-	return dispatch.Record{
-		Time: at, Action: "read_documentation", Transport: dispatch.TransportHTTP,
-		Subject: fmt.Sprintf("docs:cloud:page:p%d", i), Code: dispatch.OK, Status: 200,
+func sample(i int, at time.Time) tzctx.Record {
+	return tzctx.Record{
+		Time: at, Action: "read_documentation", Transport: tzctx.TransportHTTP,
+		Subject: fmt.Sprintf("docs:cloud:page:p%d", i), Code: tzctx.OK, Status: 200,
 		Credential: "0123456789ab", Account: "acme", Application: "bot", Version: "v1",
 		CodePoints: 100 + i, Duration: time.Duration(1000*i + 667),
 	}
@@ -59,7 +59,7 @@ func sample(i int, at time.Time) dispatch.Record {
 
 // same reports whether two records are equal, times compared as
 // instants.
-func same(a, b dispatch.Record) bool {
+func same(a, b tzctx.Record) bool {
 	if !a.Time.Equal(b.Time) {
 		return false
 	}
@@ -92,12 +92,12 @@ func TestRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "records")
 	w := open(t, dir, Options{})
 	local := time.FixedZone("X", 5*3600+1800)
-	want := []dispatch.Record{
+	want := []tzctx.Record{
 		sample(1, time.Date(2026, 12, 1, 10, 37, 23, 123456789, time.UTC)),
 		sample(2, time.Date(2026, 12, 1, 16, 7, 24, 1, local)), // 10:37:24.000000001 UTC
 		{Time: time.Now(), Action: "(unknown action)", Code: "invalid_request", Status: 400, Duration: 0},
-		{Time: time.Date(2026, 12, 1, 10, 40, 0, 0, time.UTC), Action: "list_context", Transport: dispatch.TransportMCPStdio,
-			Subject: "catalog", Code: dispatch.OK, Status: 200, Duration: time.Hour + 3*time.Nanosecond},
+		{Time: time.Date(2026, 12, 1, 10, 40, 0, 0, time.UTC), Action: "list_context", Transport: tzctx.TransportMCPStdio,
+			Subject: "catalog", Code: tzctx.OK, Status: 200, Duration: time.Hour + 3*time.Nanosecond},
 	}
 	for _, r := range want {
 		w.Record(context.Background(), r)
@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, st := read(t, dir, Filter{})
-	slices.SortFunc(want, func(a, b dispatch.Record) int { return a.Time.Compare(b.Time) })
+	slices.SortFunc(want, func(a, b tzctx.Record) int { return a.Time.Compare(b.Time) })
 	if len(got) != len(want) || st.Skipped != 0 || st.Partial != 0 {
 		t.Fatalf("read %d records (stats %+v), want %d", len(got), st, len(want))
 	}
@@ -226,7 +226,7 @@ func TestTwoWriters(t *testing.T) {
 		wg.Go(func() {
 			for i := range n {
 				r := sample(i, time.Now())
-				r.Transport = []string{dispatch.TransportHTTP, dispatch.TransportMCPStdio}[k]
+				r.Transport = []string{tzctx.TransportHTTP, tzctx.TransportMCPStdio}[k]
 				w.Record(context.Background(), r)
 			}
 		})
@@ -250,7 +250,7 @@ func TestTwoWriters(t *testing.T) {
 			t.Fatalf("record %d is older than the one before it", i)
 		}
 	}
-	if per[dispatch.TransportHTTP] != n || per[dispatch.TransportMCPStdio] != n || st.Segments != 2 {
+	if per[tzctx.TransportHTTP] != n || per[tzctx.TransportMCPStdio] != n || st.Segments != 2 {
 		t.Errorf("records per transport %v in %d segments, want %d each in 2", per, st.Segments, n)
 	}
 }

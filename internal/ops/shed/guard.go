@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
@@ -40,13 +39,11 @@ type Observer interface {
 	RateLimited(surface string)
 }
 
-// Refuser records a call refused before its front end saw it;
-// *dispatch.Dispatcher is one.
+// Refuser records a call refused before its front end saw it; the
+// dispatcher the server wires in is one.
 type Refuser interface {
 	Refuse(ctx context.Context, name string, err error) error
 }
-
-var _ Refuser = (*dispatch.Dispatcher)(nil)
 
 // Guard applies a limiter and buckets to the requests of front ends. Its
 // zero value, or a nil *Guard, passes every request on.
@@ -91,17 +88,15 @@ type Guard struct {
 }
 
 // Authenticator resolves the bearer credential a context carries
-// (dispatch.WithCredential); *dispatch.Dispatcher is one.
+// (tzctx.WithCredential); the dispatcher the server wires in is one.
 type Authenticator interface {
 	Authenticate(ctx context.Context) (context.Context, error)
 }
 
-var _ Authenticator = (*dispatch.Dispatcher)(nil)
-
 // Surface is one front end a guard wraps.
 type Surface struct {
 	// Transport is the dispatcher transport the front end's records name
-	// (dispatch.TransportHTTP or dispatch.TransportMCPHTTP); it is also
+	// (tzctx.TransportHTTP or tzctx.TransportMCPHTTP); it is also
 	// the surface label of the observer's counts.
 	Transport string
 	// Applies says whether a request is guarded; nil guards every one.
@@ -111,7 +106,7 @@ type Surface struct {
 	Action func(r *http.Request) string
 	// Log, where set, receives an access log line of each refusal the
 	// guard answers, for a front end whose own access log sits inside
-	// the guard (the path as dispatch.LoggedPath bounds it).
+	// the guard (the path as tzctx.LoggedPath bounds it).
 	Log *slog.Logger
 }
 
@@ -125,7 +120,7 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		bearer, berr := dispatch.Bearer(r.Header.Values("Authorization"))
+		bearer, berr := tzctx.Bearer(r.Header.Values("Authorization"))
 		if berr != nil {
 			// A malformed header is the front end's to refuse; its
 			// caller is rate-limited as an anonymous one.
@@ -138,7 +133,7 @@ func (g *Guard) Wrap(s Surface, next http.Handler) http.Handler {
 			// again, which could answer otherwise (an identity provider
 			// that failed once and is not asked again within its refresh
 			// bound).
-			ctx, err := g.Authenticator.Authenticate(dispatch.WithCredential(r.Context(), bearer))
+			ctx, err := g.Authenticator.Authenticate(tzctx.WithCredential(r.Context(), bearer))
 			r = r.WithContext(ctx)
 			if tzctx.ErrorCode(err) == tzctx.ContextUnavailable {
 				// The credential could not be checked, not found wrong:
@@ -239,7 +234,7 @@ func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 	}
 	switch {
 	case bearer != "" && known:
-		return "credential:" + dispatch.CredentialPrefix(bearer), true
+		return "credential:" + tzctx.CredentialPrefix(bearer), true
 	case bearer != "":
 		// Made up or expired: never a bucket of its own.
 	case g.anonymous() == Shared:
@@ -259,7 +254,7 @@ func (g *Guard) key(bearer string, known bool, r *http.Request) (string, bool) {
 func (g *Guard) caller(bearer string, known bool, r *http.Request) string {
 	switch {
 	case bearer != "" && known:
-		return "credential:" + dispatch.CredentialPrefix(bearer)
+		return "credential:" + tzctx.CredentialPrefix(bearer)
 	case bearer == "" && g.anonymous() == Shared:
 		return "anonymous"
 	}
@@ -301,14 +296,14 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, s Surface, bearer
 	if s.Log != nil {
 		// One line: the refusal's record, with the request's method,
 		// path and status.
-		line := new(dispatch.RequestLine)
-		ctx = dispatch.WithRequestLine(ctx, line)
+		line := new(tzctx.RequestLine)
+		ctx = tzctx.WithRequestLine(ctx, line)
 		defer line.LogRequest(context.Background(), s.Log, r.Method, r.URL.Path, tzctx.StatusOf(err), 0)
 	}
 	if g.Refuser != nil {
-		ctx := dispatch.WithTransport(ctx, s.Transport)
+		ctx := tzctx.WithTransport(ctx, s.Transport)
 		if bearer != "" {
-			ctx = dispatch.WithCredential(ctx, bearer)
+			ctx = tzctx.WithCredential(ctx, bearer)
 		}
 		name := ""
 		if s.Action != nil {

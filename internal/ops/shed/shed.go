@@ -7,7 +7,7 @@
 // through the dispatcher's Refuse and counted by an Observer.
 //
 // Callers are keyed by the hash prefix of the bearer credential they
-// present (dispatch.CredentialPrefix), never the credential itself, and
+// present (tzctx.CredentialPrefix), never the credential itself, and
 // anonymous callers by the rule Anonymous names. Neither a key nor a
 // caller's words ever reach a detail, a record's subject or a metric
 // label.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 )
 
@@ -243,7 +242,7 @@ func TestGuardShedsWith503(t *testing.T) {
 	ref, obs := &fakeRefuser{}, &counts{shed: map[string]int{}, limited: map[string]int{}}
 	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0), Refuser: ref, Observer: obs}
 	h := g.Wrap(shed.Surface{
-		Transport: dispatch.TransportHTTP,
+		Transport: tzctx.TransportHTTP,
 		Applies:   func(r *http.Request) bool { return r.URL.Path != "/healthz" },
 		Action:    func(r *http.Request) string { return strings.TrimPrefix(r.URL.Path, "/api/v1/actions/") },
 	}, next)
@@ -288,7 +287,7 @@ func TestGuardShedsWith503(t *testing.T) {
 	if len(ref.recs) != 1 || ref.recs[0] != (refusal{name: "read_documentation", code: tzctx.ContextUnavailable, status: 503}) {
 		t.Fatalf("records %+v, want one context_unavailable 503 of read_documentation", ref.recs)
 	}
-	if obs.shed[dispatch.TransportHTTP] != 1 || len(obs.limited) != 0 {
+	if obs.shed[tzctx.TransportHTTP] != 1 || len(obs.limited) != 0 {
 		t.Fatalf("counts %+v %+v", obs.shed, obs.limited)
 	}
 }
@@ -296,7 +295,7 @@ func TestGuardShedsWith503(t *testing.T) {
 func TestGuardRateLimitsPerCredential(t *testing.T) {
 	ref, obs := &fakeRefuser{}, &counts{shed: map[string]int{}, limited: map[string]int{}}
 	g := &shed.Guard{Buckets: shed.NewBuckets(0.5, 2, 0), Refuser: ref, Observer: obs}
-	h := g.Wrap(shed.Surface{Transport: dispatch.TransportMCPHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := g.Wrap(shed.Surface{Transport: tzctx.TransportMCPHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	call := func(token string) *http.Response {
@@ -320,7 +319,7 @@ func TestGuardRateLimitsPerCredential(t *testing.T) {
 		t.Fatalf("beyond the burst: %d Retry-After %q, want 429 and 2 (0.5 a second)", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	code, detail := envelope(t, body)
-	if code != "rate_limited" || strings.Contains(detail, "alpha") || strings.Contains(detail, dispatch.CredentialPrefix("alpha")) {
+	if code != "rate_limited" || strings.Contains(detail, "alpha") || strings.Contains(detail, tzctx.CredentialPrefix("alpha")) {
 		t.Fatalf("refusal %s %q", code, detail)
 	}
 	t.Logf("detail: %s", detail)
@@ -337,7 +336,7 @@ func TestGuardRateLimitsPerCredential(t *testing.T) {
 	if len(ref.recs) != 2 || ref.recs[0].code != tzctx.RateLimited || ref.recs[0].status != 429 {
 		t.Fatalf("records %+v", ref.recs)
 	}
-	if obs.limited[dispatch.TransportMCPHTTP] != 2 {
+	if obs.limited[tzctx.TransportMCPHTTP] != 2 {
 		t.Fatalf("rate-limited counts %+v, want 2 on mcp-http", obs.limited)
 	}
 }
@@ -348,7 +347,7 @@ func TestGuardReadsTheBodyBeforeTakingASlot(t *testing.T) {
 	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0)}
 	var got []string
 	var mu sync.Mutex
-	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := g.Wrap(shed.Surface{Transport: tzctx.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(r.Body)
 		mu.Lock()
 		got = append(got, string(b))
@@ -396,7 +395,7 @@ func TestGuardReadsTheBodyBeforeTakingASlot(t *testing.T) {
 func TestGuardPassesAnOverlongBodyOn(t *testing.T) {
 	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0), BodyLimit: 8}
 	var n int
-	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := g.Wrap(shed.Surface{Transport: tzctx.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		n = len(b)
 	}))
@@ -417,14 +416,23 @@ func (k *knownOnly) Resolve(_ context.Context, bearer string) (tzctx.Identity, e
 	return tzctx.Identity{}, tzctx.Errorf(tzctx.Unauthenticated, "unknown credential")
 }
 
+// resolving authenticates with a resolver, as the dispatcher the server
+// wires into the guard does: the credential the context carries, once.
+type resolving struct{ r tzctx.Resolver }
+
+func (a resolving) Authenticate(ctx context.Context) (context.Context, error) {
+	_, err := a.r.Resolve(ctx, tzctx.BearerFrom(ctx))
+	return ctx, err
+}
+
 // TestGuardGivesMadeUpCredentialsNoBucket: a credential that does not
 // resolve gets no bucket of its own: made-up credentials, a new one per
 // request, share their address's bucket, so a flood of them is limited;
 // a known credential keeps its own.
 func TestGuardGivesMadeUpCredentialsNoBucket(t *testing.T) {
 	auth := &knownOnly{}
-	g := &shed.Guard{Buckets: shed.NewBuckets(0.5, 2, 0), Anonymous: shed.Unlimited, Authenticator: dispatch.New(nil, auth, nil)}
-	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	g := &shed.Guard{Buckets: shed.NewBuckets(0.5, 2, 0), Anonymous: shed.Unlimited, Authenticator: resolving{auth}}
+	h := g.Wrap(shed.Surface{Transport: tzctx.TransportHTTP}, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	call := func(token string) int {
 		r := httptest.NewRequest("POST", "/api/v1/actions/list_context", strings.NewReader("{}"))
 		r.RemoteAddr = "192.0.2.7:1234"
@@ -457,7 +465,7 @@ func TestGuardGivesMadeUpCredentialsNoBucket(t *testing.T) {
 // shed 503 with Retry-After, and the budget is given back as calls end.
 func TestGuardBoundsTheBytesReadAhead(t *testing.T) {
 	g := &shed.Guard{Limiter: shed.NewLimiter(10, 0, 0), BodyLimit: 1000, BufferBudget: 1500}
-	h := g.Wrap(shed.Surface{Transport: dispatch.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := g.Wrap(shed.Surface{Transport: tzctx.TransportHTTP}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.ReadAll(r.Body)
 	}))
 	// A slow sender holds 1000 bytes of the budget while it sends.
@@ -501,7 +509,7 @@ func TestGuardLogsItsRefusals(t *testing.T) {
 	g := &shed.Guard{Limiter: shed.NewLimiter(1, 0, 0)}
 	release, _ := g.Limiter.Acquire(context.Background())
 	defer release()
-	s := shed.Surface{Transport: dispatch.TransportHTTP, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	s := shed.Surface{Transport: tzctx.TransportHTTP, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	h := g.Wrap(s, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/actions/what%20the%20caller%20said", strings.NewReader("{}")))
