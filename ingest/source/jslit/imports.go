@@ -7,12 +7,16 @@ import (
 	"path"
 	"strings"
 
+	"github.com/tdewolff/parse/v2/js"
+
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 )
 
 // A module read from the folder (ReadModule) may take its navigation
-// from a sibling module: import { sidebar } from './sidebar', or
-// sidebar: sidebarGuide() with sidebarGuide imported from './sidebars/guide'.
+// from a sibling module: import { sidebar } from './sidebar',
+// sidebar: sidebarGuide() with sidebarGuide imported from
+// './sidebars/guide', or CommonJS's require('./sidebars/api') (the
+// module's module.exports).
 // Where a relative import's name is evaluated, the module it names is
 // read through the same folder reader (inside the folder, links out and
 // special files refused), parsed within the same bounds and evaluated
@@ -27,8 +31,9 @@ import (
 // follow, saying why, and the reader falls back as for any other; an
 // import of a package (not ./ or ../) is never read.
 
-// jsImport is a name a module imports: the module it names, as written,
-// and the name it exports ("default" for a default import).
+// jsImport is a name a module imports: the module it names, as written
+// (a string literal, quotes included), and the name it exports
+// ("default" for a default import).
 type jsImport struct {
 	from string
 	name string
@@ -75,11 +80,16 @@ func ReadModule(ctx context.Context, dir *sitefs.Folder, name string, lim Limits
 // with, in order; an index module of a folder is looked for after them.
 var jsModuleExts = []string{".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"}
 
-// load returns the module spec names, imported by the module from: nil
+// load returns the module spec (a string literal) names, imported by the
+// module from: nil
 // and "" where spec is not relative or the read follows no import, nil and
 // why where the module cannot be read. Only the context's error is an
 // error.
 func (r *reader) load(from, spec string) (*jsEval, string, error) {
+	spec, ok := jsString([]byte(spec))
+	if !ok {
+		return nil, "", nil
+	}
 	if r.dir == nil || !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") {
 		return nil, "", nil
 	}
@@ -247,4 +257,29 @@ func (e *jsEval) localFunc(n string) (jsFunc, bool) {
 		return jsFuncOf(d)
 	}
 	return jsFunc{}, false
+}
+
+// shadowed reports whether n is a parameter of the function being
+// followed or a top-level name of the module, not the global.
+func (e *jsEval) shadowed(n string) bool {
+	if _, ok := e.scope[n]; ok {
+		return true
+	}
+	_, decl := e.decls[n]
+	_, fn := e.funcs[n]
+	_, imp := e.imported[n]
+	return decl || fn || imp
+}
+
+// jsStringArg returns a call's argument where it is a string literal, as
+// written.
+func jsStringArg(a js.Arg) (string, bool) {
+	if a.Rest {
+		return "", false
+	}
+	l, ok := a.Value.(*js.LiteralExpr)
+	if !ok || l.TokenType != js.StringToken {
+		return "", false
+	}
+	return string(l.Data), true
 }

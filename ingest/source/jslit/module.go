@@ -401,6 +401,11 @@ func (e *jsEval) collect(ast *js.AST) {
 					if a.Name == nil {
 						local = exp
 					}
+					if imp, ok := e.imported[local]; ok && exp != "default" {
+						// export { x } of a name the module imports.
+						e.reexported[exp] = imp
+						continue
+					}
 					if x, ok := e.decls[local]; ok {
 						if exp == "default" {
 							e.defaultExpr = x
@@ -709,6 +714,14 @@ func (e *jsEval) eval(x js.IExpr, depth, line int) (any, error) {
 		name := jsName(v.X)
 		if l := e.jsLine(v.X); l > 0 && line == 0 {
 			line = l
+		}
+		if name == "require" && len(v.Args.List) == 1 && !e.shadowed(name) {
+			if spec, ok := jsStringArg(v.Args.List[0]); ok {
+				r, followed, err := e.importedValue("require("+spec+")", jsImport{from: spec, name: "default"}, depth+1, line)
+				if err != nil || followed {
+					return r, err
+				}
+			}
 		}
 		owner, fn, f, ok, err := e.function(v.X)
 		if err != nil {
