@@ -2,8 +2,8 @@ package source
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"

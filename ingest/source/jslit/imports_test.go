@@ -114,7 +114,7 @@ func TestImportsBounded(t *testing.T) {
 	chain := map[string]string{
 		"config.ts": "import { a } from './m1'\nimport { up } from '../up'\nimport { gone } from './gone'\nimport { c } from './cycle'\nimport { s } from './link'\n" +
 			"export default { a, up, gone, c, s }\n",
-		"cycle.ts": "import { c as back } from './cycle2'\nexport const c = back\n",
+		"cycle.ts":  "import { c as back } from './cycle2'\nexport const c = back\n",
 		"cycle2.ts": "import { c } from './cycle'\nexport { c }\n",
 	}
 	for i := 1; i <= 5; i++ {
