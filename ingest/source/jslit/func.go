@@ -17,7 +17,9 @@ import (
 // values of each call count again (MaxNodes), and a function called
 // while it is being followed (recursion, direct or through another) is
 // not followed: the call is a value the reader cannot follow, and the
-// reader falls back with its warning. Any other function (statements
+// reader falls back with its warning. A function a module imports is
+// followed in its own module (imports.go), seeing that module's top
+// level. Any other function (statements
 // besides the return, destructured or rest parameters, async, generator,
 // a spread argument) stays a Call, as before.
 

@@ -13,8 +13,7 @@ import (
 )
 
 // The parsers that read navigation written as JavaScript or TypeScript
-// (esbuild's, tdewolff's, Nextra's reader of _meta modules and this
-// package's evaluator) recurse once or more for each level of nesting,
+// (esbuild's, tdewolff's and this package's evaluator) recurse once or more for each level of nesting,
 // and esbuild's cannot be bounded from outside: a module nested half a
 // million deep ends the process with a stack overflow, which no recover
 // catches. So every such module is scanned first, in one pass over its
@@ -117,12 +116,11 @@ var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "v
 // Guard scans the module src (named name for errors) and refuses it,
 // with an error naming the line, the bound and the flag, where it nests
 // deeper than lim.MaxDepth×16, holds more than lim.MaxNodes×8+4,096
-// tokens,
-// or cannot be read safely (bytes that are not UTF-8, JSX where jsx is
-// set, a / that reads two ways, a lexical error, a closing bracket that
-// closes nothing). lim
-// must carry its defaults.
+// tokens, or cannot be read safely (bytes that are not UTF-8, JSX where
+// jsx is set, a / that reads two ways, a lexical error, a closing bracket
+// that closes nothing); its zero bounds take their defaults.
 func Guard(ctx context.Context, name string, src []byte, jsx bool, lim Limits) error {
+	lim = withDefaults(lim)
 	_, err := Scan(ctx, name, src, jsx, lim.MaxDepth*jsSyntaxDepthPerDepth, lim.MaxNodes*jsTokensPerNode+jsTokensBase)
 	return err
 }

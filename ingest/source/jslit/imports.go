@@ -22,7 +22,7 @@ import (
 // special files refused), parsed within the same bounds and evaluated
 // lazily, for that name only: an exported literal is read as the module's
 // own constants are, an exported function is followed as the module's own
-// functions are (jsfunc.go), and export { x } from './y' is followed on.
+// functions are (func.go), and export { x } from './y' is followed on.
 // The read shares one node budget (MaxNodes) and one byte bound
 // (MaxFileBytes, all the modules together), a name imported is one level
 // of nesting (MaxDepth), and at most MaxModules modules are read besides

@@ -257,7 +257,7 @@ type jsEval struct {
 	alias       map[string]string // export { local as exported }: exported to local
 	// funcs holds the module's top-level function declarations, scope
 	// the parameters of the function being followed (nil at the top
-	// level), calling the functions being followed (jsfunc.go).
+	// level), calling the functions being followed (func.go).
 	funcs   map[string]jsFunc
 	scope   map[string]any
 	calling map[string]bool
