@@ -10,7 +10,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 )
@@ -34,24 +33,18 @@ func readJSConfig(ctx context.Context, dir *sitefs.Folder, names []string, opts 
 	return name, mod, err
 }
 
+// jsDefaults fills the zero bounds of o that jslit's reader takes, as
+// it fills them.
 func jsDefaults(o Options) Options {
-	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = manifest.DefaultMaxFileBytes
-	}
-	if o.MaxNodes <= 0 {
-		o.MaxNodes = manifest.DefaultMaxNodes
-	}
-	if o.MaxDepth <= 0 {
-		o.MaxDepth = manifest.DefaultMaxDepth
-	}
+	l := jsLimits(o)
+	o.MaxFileBytes, o.MaxNodes, o.MaxDepth = l.MaxFileBytes, l.MaxNodes, l.MaxDepth
 	return o
 }
 
 // jsLimits returns the bounds of jslit's reader of navigation modules
 // that o states, with their defaults.
 func jsLimits(o Options) jslit.Limits {
-	o = jsDefaults(o)
-	return jslit.Limits{MaxFileBytes: o.MaxFileBytes, MaxNodes: o.MaxNodes, MaxDepth: o.MaxDepth, MaxModules: o.MaxModules}
+	return jslit.Limits{MaxFileBytes: o.MaxFileBytes, MaxNodes: o.MaxNodes, MaxDepth: o.MaxDepth, MaxModules: o.MaxModules}.WithDefaults()
 }
 
 // jsFindConfig finds the first of names in the folder, else in one of its

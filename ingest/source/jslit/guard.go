@@ -120,7 +120,7 @@ var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "v
 // jsx is set, a / that reads two ways, a lexical error, a closing bracket
 // that closes nothing); its zero bounds take their defaults.
 func Guard(ctx context.Context, name string, src []byte, jsx bool, lim Limits) error {
-	lim = withDefaults(lim)
+	lim = lim.WithDefaults()
 	_, err := Scan(ctx, name, src, jsx, lim.MaxDepth*jsSyntaxDepthPerDepth, lim.MaxNodes*jsTokensPerNode+jsTokensBase)
 	return err
 }

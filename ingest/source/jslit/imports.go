@@ -56,7 +56,7 @@ type reader struct {
 // literal exports, following its relative imports through dir. Its
 // errors name the file and the fix.
 func ReadModule(ctx context.Context, dir *sitefs.Folder, name string, lim Limits) (*Module, error) {
-	lim = withDefaults(lim)
+	lim = lim.WithDefaults()
 	src, err := dir.ReadFile(ctx, name, lim.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, sitefs.ErrTooLarge) {

@@ -1,4 +1,4 @@
-package jslit
+package jslit_test
 
 import (
 	"context"
@@ -8,22 +8,40 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
+
+// folder writes files (path → content) into a new folder and opens it
+// through the folder reader.
+func folder(t *testing.T, files map[string]string) *sitefs.Folder {
+	t.Helper()
+	root := t.TempDir()
+	testkit.WriteFiles(t, root, files)
+	dir, err := sitefs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	return dir
+}
 
 // texts returns the "text" of each item of v, an array of objects.
 func texts(t *testing.T, v any) []string {
 	t.Helper()
 	list, ok := v.([]any)
 	if !ok {
-		t.Fatalf("%#v (%s) is not an array", v, Describe(v))
+		t.Fatalf("%#v (%s) is not an array", v, jslit.Describe(v))
 	}
 	var out []string
 	for _, it := range list {
-		o, ok := it.(*Object)
+		o, ok := it.(*jslit.Object)
 		if !ok {
-			t.Fatalf("item %#v (%s) is not an object", it, Describe(it))
+			t.Fatalf("item %#v (%s) is not an object", it, jslit.Describe(it))
 		}
-		s, _ := Str(o.Get("text"))
+		s, _ := jslit.Str(o.Get("text"))
 		out = append(out, s)
 	}
 	return out
@@ -63,17 +81,17 @@ export default defineConfig({
 		".vitepress/sidebar/api.ts":       "export const api = [{ text: 'API', link: '/api/' }]\n",
 		".vitepress/cjs.cjs":              "module.exports = [{ text: 'CJS', link: '/cjs/' }]\n",
 	})
-	m, err := ReadModule(context.Background(), dir, ".vitepress/config.mts", Limits{})
+	m, err := jslit.ReadModule(context.Background(), dir, ".vitepress/config.mts", jslit.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := UnwrapCall(m.Default).(*Object)
-	theme := conf.Get("themeConfig").(*Object)
-	sb := theme.Get("sidebar").(*Object)
+	conf := jslit.UnwrapCall(m.Default).(*jslit.Object)
+	theme := conf.Get("themeConfig").(*jslit.Object)
+	sb := theme.Get("sidebar").(*jslit.Object)
 	if got := fmt.Sprint(texts(t, sb.Get("/guide/"))); got != "[Intro Setup]" {
 		t.Errorf("/guide/ = %s, want [Intro Setup]", got)
 	}
-	if got := fmt.Sprint(texts(t, sb.Get("/reference/").(*Object).Get("items"))); got != "[Ref Extra More]" {
+	if got := fmt.Sprint(texts(t, sb.Get("/reference/").(*jslit.Object).Get("items"))); got != "[Ref Extra More]" {
 		t.Errorf("/reference/ = %s, want [Ref Extra More]", got)
 	}
 	if got := fmt.Sprint(texts(t, sb.Get("/api/"))); got != "[API]" {
@@ -85,18 +103,18 @@ export default defineConfig({
 	if got := fmt.Sprint(texts(t, theme.Get("nav"))); got != "[Home]" {
 		t.Errorf("nav = %s, want [Home]", got)
 	}
-	if d := Describe(theme.Get("theme")); d != `theme, imported from "some-theme"` {
+	if d := jslit.Describe(theme.Get("theme")); d != `theme, imported from "some-theme"` {
 		t.Errorf("a package's import = %q, want it unread, naming the package", d)
 	}
-	// ParseModule reads no folder, so it follows no import.
+	// jslit.ParseModule reads no folder, so it follows no import.
 	src, _ := os.ReadFile(filepath.Join(dir.Dir(), ".vitepress/config.mts"))
-	m, err = ParseModule(context.Background(), "config.mts", src, Limits{})
+	m, err = jslit.ParseModule(context.Background(), "config.mts", src, jslit.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb = UnwrapCall(m.Default).(*Object).Get("themeConfig").(*Object).Get("sidebar").(*Object)
-	if d := Describe(sb.Get("/guide/")); d != `guide, imported from "./sidebar/guide"` {
-		t.Errorf("ParseModule's import = %q, want it unread", d)
+	sb = jslit.UnwrapCall(m.Default).(*jslit.Object).Get("themeConfig").(*jslit.Object).Get("sidebar").(*jslit.Object)
+	if d := jslit.Describe(sb.Get("/guide/")); d != `guide, imported from "./sidebar/guide"` {
+		t.Errorf("jslit.ParseModule's import = %q, want it unread", d)
 	}
 }
 
@@ -125,17 +143,17 @@ func TestImportsBounded(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.ts"), filepath.Join(dir.Dir(), "link.ts")); err != nil {
 		t.Fatal(err)
 	}
-	read := func(lim Limits) *Object {
+	read := func(lim jslit.Limits) *jslit.Object {
 		t.Helper()
-		m, err := ReadModule(ctx, dir, "config.ts", lim)
+		m, err := jslit.ReadModule(ctx, dir, "config.ts", lim)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m.Default.(*Object)
+		return m.Default.(*jslit.Object)
 	}
-	o := read(Limits{})
+	o := read(jslit.Limits{})
 	for k, want := range map[string]string{"up": "outside the folder", "gone": "no module gone", "c": "imports itself", "s": "link"} {
-		if d := Describe(o.Get(k)); !strings.Contains(d, want) {
+		if d := jslit.Describe(o.Get(k)); !strings.Contains(d, want) {
 			t.Errorf("%s = %q, want it unread saying %q", k, d, want)
 		}
 	}
@@ -149,7 +167,7 @@ func TestImportsBounded(t *testing.T) {
 		for {
 			a, ok := v.([]any)
 			if !ok {
-				return n, Describe(v)
+				return n, jslit.Describe(v)
 			}
 			n, v = n+1, a[1]
 		}
@@ -159,13 +177,13 @@ func TestImportsBounded(t *testing.T) {
 	}
 	// Three modules besides the config: m1, m2, m3 (cycle, cycle2 and
 	// the others come after a in the order evaluated, so are refused).
-	o = read(Limits{MaxModules: 3})
+	o = read(jslit.Limits{MaxModules: 3})
 	if d, last := depth(o.Get("a")); d != 3 || !strings.Contains(last, "--max-nav-modules") {
 		t.Errorf("MaxModules 3: the chain reads %d modules deep, then %s, want 3 and the bound named", d, last)
 	}
 	// All the modules together hold the bytes of one.
 	size := int64(len(chain["config.ts"]) + len(chain["m1.ts"]) + len(chain["m2.ts"]) + 5)
-	o = read(Limits{MaxFileBytes: size})
+	o = read(jslit.Limits{MaxFileBytes: size})
 	if d, last := depth(o.Get("a")); d != 2 || !strings.Contains(last, "--max-manifest-bytes") {
 		t.Errorf("MaxFileBytes %d: the chain reads %d modules deep, then %s, want 2 and the bound named", size, d, last)
 	}
@@ -177,7 +195,25 @@ func TestImportsBounded(t *testing.T) {
 	}
 	b.WriteString("]\n")
 	dir = folder(t, map[string]string{"config.ts": "import { big } from './big'\nexport default [big, big, [...big]]\n", "big.ts": b.String()})
-	if _, err := ReadModule(ctx, dir, "config.ts", Limits{MaxNodes: 1000}); !errors.Is(err, ErrBound) || !strings.Contains(err.Error(), "--max-nav-nodes") {
+	if _, err := jslit.ReadModule(ctx, dir, "config.ts", jslit.Limits{MaxNodes: 1000}); !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), "--max-nav-nodes") {
 		t.Errorf("1,200 values imported within 1,000: %v, want the node bound", err)
+	}
+}
+
+// TestJSConfigOutsideNotRead: a module in a folder is read through sitefs,
+// and a 50 MB navigation file is refused before it is read.
+func TestJSConfigOverBound(t *testing.T) {
+	dir := folder(t, map[string]string{"docusaurus.config.js": "module.exports = {}", "docs/a.md": "# A\n"})
+	p := filepath.Join(dir.Dir(), "sidebars.js")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(50 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := jslit.ReadModule(context.Background(), dir, "sidebars.js", jslit.Limits{}); err == nil || !strings.Contains(err.Error(), "sidebars.js") || !strings.Contains(err.Error(), "--max-manifest-bytes") {
+		t.Fatalf("50 MB sidebars.js: %v", err)
 	}
 }

@@ -8,14 +8,18 @@
 // against.
 package jslit
 
-import "context"
+import (
+	"context"
 
-// The defaults of Limits, the same as the navigation readers' (a zero
-// field of Limits takes its default).
+	"github.com/turnzerocloud/tzctx/ingest/manifest"
+)
+
+// The defaults of Limits, the navigation readers' (a zero field of
+// Limits takes its default).
 const (
-	DefaultMaxFileBytes = 16 << 20
-	DefaultMaxNodes     = 1_000_000
-	DefaultMaxDepth     = 64
+	DefaultMaxFileBytes = manifest.DefaultMaxFileBytes
+	DefaultMaxNodes     = manifest.DefaultMaxNodes
+	DefaultMaxDepth     = manifest.DefaultMaxDepth
 	DefaultMaxModules   = 64
 )
 
@@ -36,8 +40,8 @@ type Limits struct {
 	MaxModules int
 }
 
-// withDefaults fills the zero fields of l.
-func withDefaults(l Limits) Limits {
+// WithDefaults returns l with its zero fields filled.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxFileBytes <= 0 {
 		l.MaxFileBytes = DefaultMaxFileBytes
 	}

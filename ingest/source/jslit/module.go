@@ -68,7 +68,7 @@ type Module struct {
 // literal exports within lim. It follows no import: a name imported is a
 // value the reader cannot follow, naming the module it comes from.
 func ParseModule(ctx context.Context, name string, src []byte, lim Limits) (*Module, error) {
-	lim = withDefaults(lim)
+	lim = lim.WithDefaults()
 	r := &reader{ctx: ctx, lim: lim, budget: NewBudget(ctx, lim.MaxNodes)}
 	ev, err := r.parse(name, src)
 	if err != nil {

@@ -3,8 +3,6 @@ package jslit
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,24 +119,6 @@ func jsFirst(v any) any {
 		return a[0]
 	}
 	return nil
-}
-
-// TestJSConfigOutsideNotRead: a module in a folder is read through sitefs,
-// and a 50 MB navigation file is refused before it is read.
-func TestJSConfigOverBound(t *testing.T) {
-	dir := folder(t, map[string]string{"docusaurus.config.js": "module.exports = {}", "docs/a.md": "# A\n"})
-	p := filepath.Join(dir.Dir(), "sidebars.js")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(50 << 20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if _, err := ReadModule(context.Background(), dir, "sidebars.js", Limits{}); err == nil || !strings.Contains(err.Error(), "sidebars.js") || !strings.Contains(err.Error(), "--max-manifest-bytes") {
-		t.Fatalf("50 MB sidebars.js: %v", err)
-	}
 }
 
 // TestJSSpreadsCount: the elements and keys a spread copies count against
