@@ -317,6 +317,18 @@ func TestNextraMetaThroughJSLit(t *testing.T) {
 	if _, err := (Nextra{}).Read(context.Background(), dir, Options{MaxNodes: 500}); err == nil || !strings.Contains(err.Error(), "more than 500 values") || !strings.Contains(err.Error(), "--max-nav-nodes") {
 		t.Errorf("a _meta.js of 600 values within 500: %v, want the node bound named", err)
 	}
+	// Constants shared among many places: 2^20 values met from 21 lines,
+	// refused at the bound where a walk would not end.
+	b.Reset()
+	b.WriteString("const c0 = { title: 'T' }\n")
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "const c%d = [c%d, c%d]\n", i, i-1, i-1)
+	}
+	b.WriteString("export default { a: { title: 'A', theme: c20 } }\n")
+	dir = folder(t, map[string]string{"pages/_meta.js": b.String(), "pages/a.md": "# A\n"})
+	if _, err := (Nextra{}).Read(context.Background(), dir, Options{MaxNodes: 5000}); err == nil || !strings.Contains(err.Error(), "more than 5000 values") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+		t.Errorf("a _meta.js sharing its constants 2^20 times: %v, want the node bound named", err)
+	}
 }
 
 func TestLLMSTxt(t *testing.T) {

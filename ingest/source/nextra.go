@@ -260,30 +260,44 @@ func readMetaObject(ctx context.Context, name string, data []byte, opts Options)
 	if !ok {
 		return nil, jslit.LineOf(mod.Default), "the default export is not an object literal", nil
 	}
-	if v := metaCode(obj); v != nil {
+	// The values may share one constant among many places, each met
+	// again: the walk counts every value met against MaxNodes.
+	budget := jslit.NewBudget(ctx, jsDefaults(opts).MaxNodes)
+	v, err := metaCode(obj, budget, name)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if v != nil {
 		return nil, jslit.LineOf(v), jslit.Describe(v) + " is code, not data", nil
 	}
 	return obj, 0, "", nil
 }
 
 // metaCode returns the first value of v, in the order written, that the
-// reader could not read as data, nil where there is none.
-func metaCode(v any) any {
+// reader could not read as data, nil where there is none. Each value met
+// is spent from budget, so a module sharing its constants among many
+// places is refused past --max-nav-nodes rather than walked without end.
+func metaCode(v any, budget *jslit.Budget, name string) (any, error) {
+	if err := budget.Spend(1, func(max int) error {
+		return fmt.Errorf("%s: the values hold more than %d values, counting a constant each time it is used (%w): simplify them or raise --max-nav-nodes", name, max, jslit.ErrBound)
+	}); err != nil {
+		return nil, err
+	}
 	switch x := v.(type) {
 	case *jslit.Opaque, *jslit.Call:
-		return x
+		return x, nil
 	case *jslit.Object:
 		for _, k := range x.Keys {
-			if c := metaCode(x.Values[k]); c != nil {
-				return c
+			if c, err := metaCode(x.Values[k], budget, name); c != nil || err != nil {
+				return c, err
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if c := metaCode(e); c != nil {
-				return c
+			if c, err := metaCode(e, budget, name); c != nil || err != nil {
+				return c, err
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }

@@ -50,6 +50,7 @@ type reader struct {
 	bytes   int64
 	modules map[string]*jsEval // by path in the folder; nil where it could not be read
 	why     map[string]string  // why a module could not be read
+	found   map[string]string  // the module each import's path names, "" for none
 }
 
 // ReadModule reads the module name from dir within lim and evaluates its
@@ -65,7 +66,7 @@ func ReadModule(ctx context.Context, dir *sitefs.Folder, name string, lim Limits
 		return nil, err
 	}
 	r := &reader{ctx: ctx, lim: lim, budget: NewBudget(ctx, lim.MaxNodes), dir: dir, bytes: int64(len(src)),
-		modules: map[string]*jsEval{}, why: map[string]string{}}
+		modules: map[string]*jsEval{}, why: map[string]string{}, found: map[string]string{}}
 	ev, err := r.parse(name, src)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,12 @@ func (r *reader) load(from, spec string) (*jsEval, string, error) {
 	if base == ".." || strings.HasPrefix(base, "../") {
 		return nil, "it is outside the folder", nil
 	}
-	name := r.find(base)
+	name, ok := r.found[base]
+	if !ok {
+		// Looking a module up takes up to a dozen names: once per path.
+		name = r.find(base)
+		r.found[base] = name
+	}
 	if name == "" {
 		return nil, "no module " + base + " is in the folder", nil
 	}
