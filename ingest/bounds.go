@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
 	"github.com/turnzerocloud/tzctx/ingest/source"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -26,6 +27,7 @@ func (o *Options) Bounds() []Bound {
 		{Flag: "max-manifest-bytes", Usage: "largest docs.json or $ref file accepted, in bytes", Unit: "bytes", Default: manifest.DefaultMaxFileBytes, Int64: &o.MaxManifestBytes},
 		{Flag: "max-llms-bytes", Usage: "largest llms.txt or llms-full.txt accepted, in bytes", Unit: "bytes", Default: DefaultMaxLLMSBytes, Int64: &o.MaxLLMSBytes},
 		{Flag: "max-nav-nodes", Usage: "most navigation entries a manifest may expand to after $ref resolution", Unit: "entries", Default: manifest.DefaultMaxNodes, Int: &o.MaxNavNodes},
+		{Flag: "max-nav-modules", Usage: "most modules a navigation config's relative imports are read from (VitePress, Docusaurus, Starlight), the config aside", Unit: "modules", Default: jslit.DefaultMaxModules, Int: &o.MaxNavModules},
 		{Flag: "max-nav-depth", Usage: "deepest nesting of objects and arrays the navigation may have", Unit: "levels", Default: manifest.DefaultMaxDepth, Int: &o.MaxNavDepth},
 		{Flag: "max-warnings", Usage: "most warnings of one kind listed for a tree's navigation; the rest are counted in one line", Unit: "warnings", Default: source.DefaultMaxWarnings, Int: &o.MaxWarnings},
 		{Flag: "max-path-bytes", Usage: "longest path of a page a navigation names (an llms.txt link's) or of a file a folder walk lists, in bytes", Unit: "bytes", Default: source.DefaultMaxPathBytes, Int: &o.MaxPathBytes},

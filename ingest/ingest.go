@@ -75,6 +75,10 @@ type Options struct {
 	// MaxNavDepth bounds the nesting of the navigation; 0 means
 	// manifest.DefaultMaxDepth.
 	MaxNavDepth int
+	// MaxNavModules bounds the modules a navigation module's relative
+	// imports are read from (VitePress, Docusaurus, Starlight); 0 means
+	// jslit.DefaultMaxModules.
+	MaxNavModules int
 	// MaxWarnings bounds the warnings of one kind a tree's reader's list
 	// keeps; 0 means source.DefaultMaxWarnings.
 	MaxWarnings int

@@ -106,7 +106,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 			return fail(&Error{File: src.Dir, Problem: err.Error()})
 		}
 	}
-	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxPathBytes: opts.MaxPathBytes, DocsVersion: src.DocsVersion})
+	nav, err := format.Read(ctx, dir, source.Options{MaxFileBytes: opts.MaxManifestBytes, MaxNodes: opts.MaxNavNodes, MaxDepth: opts.MaxNavDepth, MaxModules: opts.MaxNavModules, MaxPathBytes: opts.MaxPathBytes, DocsVersion: src.DocsVersion})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())

@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -287,6 +288,47 @@ func TestNextraMeta(t *testing.T) {
 	// An invalid _meta.json is refused by line.
 	_, err := read(t, Nextra{}, map[string]string{"_meta.json": "{\n  \"a\": \"A\",\n  \"b\": oops\n}", "a.md": "# A\n"})
 	wantError(t, err, "_meta.json", 3, "code, not data")
+}
+
+// TestNextraMetaThroughJSLit: Nextra's _meta modules are read by the one
+// reader of navigation code (jslit), where the base read them with a
+// parser of its own: a module whose titles name its own constants and
+// spread one of its objects (as the other formats' modules may) is read
+// in its order and titles, and its values count against --max-nav-nodes
+// as the other formats' do, refused naming the flag.
+func TestNextraMetaThroughJSLit(t *testing.T) {
+	tree := mustRead(t, Nextra{}, map[string]string{
+		"pages/_meta.js": "const guide = 'The Guide'\nconst more = { about: { title: 'About us' } }\nexport default {\n  guide: { title: guide },\n  ...more,\n}\n",
+		"pages/about.md": "# About\n",
+		"pages/guide.md": "# Guide\n",
+		"pages/index.md": "# Home\n",
+	})
+	wantPages(t, tree, "index|||pages/index.md", "guide|The Guide||pages/guide.md", "about|About us||pages/about.md")
+	if len(tree.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", tree.Warnings)
+	}
+	var b strings.Builder
+	b.WriteString("export default {\n")
+	for i := 0; i < 600; i++ {
+		fmt.Fprintf(&b, "  p%d: 'P',\n", i)
+	}
+	b.WriteString("}\n")
+	dir := folder(t, map[string]string{"pages/_meta.js": b.String(), "pages/a.md": "# A\n"})
+	if _, err := (Nextra{}).Read(context.Background(), dir, Options{MaxNodes: 500}); err == nil || !strings.Contains(err.Error(), "more than 500 values") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+		t.Errorf("a _meta.js of 600 values within 500: %v, want the node bound named", err)
+	}
+	// Constants shared among many places: 2^20 values met from 21 lines,
+	// refused at the bound where a walk would not end.
+	b.Reset()
+	b.WriteString("const c0 = { title: 'T' }\n")
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "const c%d = [c%d, c%d]\n", i, i-1, i-1)
+	}
+	b.WriteString("export default { a: { title: 'A', theme: c20 } }\n")
+	dir = folder(t, map[string]string{"pages/_meta.js": b.String(), "pages/a.md": "# A\n"})
+	if _, err := (Nextra{}).Read(context.Background(), dir, Options{MaxNodes: 5000}); err == nil || !strings.Contains(err.Error(), "more than 5000 values") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+		t.Errorf("a _meta.js sharing its constants 2^20 times: %v, want the node bound named", err)
+	}
 }
 
 func TestLLMSTxt(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/js"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 )
 
 // jsFuzzSeeds are modules every JavaScript navigation fuzz target starts
@@ -40,7 +41,7 @@ var jsFuzzSeeds = []string{
 // before a module could nest the parsers to a crash.
 func jsFuzzOracle(t *testing.T, name string, src []byte) {
 	ext := strings.ToLower(path.Ext(name))
-	peak, err := jsScan(context.Background(), name, src, ext == ".jsx" || ext == ".tsx", 1<<30, 1<<30)
+	peak, err := jslit.Scan(context.Background(), name, src, ext == ".jsx" || ext == ".tsx", 1<<30, 1<<30)
 	if err != nil {
 		return
 	}
@@ -101,7 +102,7 @@ func jsFuzzRead(t *testing.T, src Source, files map[string]string, nav string, d
 		if strings.TrimSpace(err.Error()) == "" {
 			t.Fatalf("a refusal with no message: %#v", err)
 		}
-		if errors.Is(err, errJSBound) && !strings.Contains(err.Error(), "--max-nav-") {
+		if errors.Is(err, jslit.ErrBound) && !strings.Contains(err.Error(), "--max-nav-") {
 			t.Fatalf("a bound's refusal names no flag: %v", err)
 		}
 		return
@@ -168,7 +169,7 @@ func FuzzJSModuleScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, name := range []string{"m.js", "m.ts"} {
 			jsFuzzOracle(t, name, data)
-			_, err := ParseJSModule(context.Background(), name, data, Options{MaxNodes: 10000, MaxDepth: 16})
+			_, err := jslit.ParseModule(context.Background(), name, data, jsLimits(Options{MaxNodes: 10000, MaxDepth: 16}))
 			if err != nil && strings.TrimSpace(err.Error()) == "" {
 				t.Fatalf("a refusal with no message: %#v", err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 )
 
 // jsHostileN repeats a nesting unit to about 1 MB: esbuild's parser
@@ -79,8 +80,8 @@ func jsHostileModules() map[string]string {
 // file, the line, the bound and the flag, rather than ending the process.
 func TestJSGuardHostileShapes(t *testing.T) {
 	for name, src := range jsHostileModules() {
-		_, err := ParseJSModule(context.Background(), name, []byte(src), Options{})
-		if !errors.Is(err, errJSBound) || !strings.Contains(err.Error(), name+" line ") || !strings.Contains(err.Error(), "deeper than 1024") || !strings.Contains(err.Error(), "--max-nav-depth") {
+		_, err := jslit.ParseModule(context.Background(), name, []byte(src), jsLimits(Options{}))
+		if !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), name+" line ") || !strings.Contains(err.Error(), "deeper than 1024") || !strings.Contains(err.Error(), "--max-nav-depth") {
 			t.Errorf("%s: %v, want a refusal naming the file, the line, the bound and --max-nav-depth", name, err)
 		}
 	}
@@ -104,7 +105,7 @@ func TestJSGuardHostileReaders(t *testing.T) {
 	} {
 		dir := folder(t, c.files)
 		_, err := c.src.Read(context.Background(), dir, Options{})
-		if !errors.Is(err, errJSBound) || !strings.Contains(err.Error(), "--max-nav-depth") {
+		if !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), "--max-nav-depth") {
 			t.Errorf("%s: %v, want the depth bound", c.src.Format(), err)
 		}
 	}
@@ -116,14 +117,14 @@ func TestJSGuardHostileReaders(t *testing.T) {
 func TestJSGuardBounds(t *testing.T) {
 	ctx := context.Background()
 	src := []byte("module.exports = {s: " + strings.Repeat("- ", 100) + "1}")
-	if _, err := ParseJSModule(ctx, "a.js", src, Options{MaxDepth: 64}); err != nil {
+	if _, err := jslit.ParseModule(ctx, "a.js", src, jsLimits(Options{MaxDepth: 64})); err != nil {
 		t.Fatalf("100 operators within 1024: %v", err)
 	}
-	if _, err := ParseJSModule(ctx, "a.js", src, Options{MaxDepth: 4}); !errors.Is(err, errJSBound) || !strings.Contains(err.Error(), "deeper than 64") {
+	if _, err := jslit.ParseModule(ctx, "a.js", src, jsLimits(Options{MaxDepth: 4})); !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), "deeper than 64") {
 		t.Fatalf("100 operators with --max-nav-depth 4: %v, want the bound of 64", err)
 	}
 	many := []byte("module.exports = [" + strings.Repeat("0,", 7000) + "]")
-	if _, err := ParseJSModule(ctx, "many.js", many, Options{MaxNodes: 1000}); !errors.Is(err, errJSBound) || !strings.Contains(err.Error(), "more than 12096 tokens") || !strings.Contains(err.Error(), "--max-nav-nodes") {
+	if _, err := jslit.ParseModule(ctx, "many.js", many, jsLimits(Options{MaxNodes: 1000})); !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), "more than 12096 tokens") || !strings.Contains(err.Error(), "--max-nav-nodes") {
 		t.Fatalf("14,000 tokens with --max-nav-nodes 1000: %v, want the token bound", err)
 	}
 	// A chain of constants, each naming the one before, nests the
@@ -134,7 +135,7 @@ func TestJSGuardBounds(t *testing.T) {
 		b.WriteString("const a" + strconv.Itoa(i) + " = a" + strconv.Itoa(i-1) + "\n")
 	}
 	b.WriteString("module.exports = {s: a100}\n")
-	if _, err := ParseJSModule(ctx, "chain.js", []byte(b.String()), Options{}); !errors.Is(err, errJSBound) || !strings.Contains(err.Error(), "deeper than 64") {
+	if _, err := jslit.ParseModule(ctx, "chain.js", []byte(b.String()), jsLimits(Options{})); !errors.Is(err, jslit.ErrBound) || !strings.Contains(err.Error(), "deeper than 64") {
 		t.Fatalf("a chain of 100 constants: %v, want the depth bound", err)
 	}
 }
@@ -146,7 +147,7 @@ func TestJSGuardBounds(t *testing.T) {
 // other reading and hide what follows).
 func TestJSGuardReadings(t *testing.T) {
 	ctx := context.Background()
-	opts := jsDefaults(Options{})
+	opts := jsLimits(Options{})
 	for _, ok := range []string{
 		"if (a) /re/.test(b)\nmodule.exports = {}",
 		"if (!/^-/.test(a)) {}\nmodule.exports = {}",
@@ -155,7 +156,7 @@ func TestJSGuardReadings(t *testing.T) {
 		"const x = a++ / 2, y = a! / 2\nmodule.exports = {}",
 		"module.exports = {test: /\\.mdx?$/, s: `a${b}c`, t: '/x/'}",
 	} {
-		if err := jsGuard(ctx, "ok.ts", []byte(ok), false, opts); err != nil {
+		if err := jslit.Guard(ctx, "ok.ts", []byte(ok), false, opts); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
@@ -164,14 +165,14 @@ func TestJSGuardReadings(t *testing.T) {
 		"module.exports = {s: function(){} /'/ + 1}",
 		"module.exports = {s: (0) /a,b/g}",
 	} {
-		if err := jsGuard(ctx, "bad.js", []byte(bad), false, opts); !errors.Is(err, errJSUnread) || !strings.Contains(err.Error(), "reads both") {
+		if err := jslit.Guard(ctx, "bad.js", []byte(bad), false, opts); !errors.Is(err, jslit.ErrUnread) || !strings.Contains(err.Error(), "reads both") {
 			t.Errorf("%q: %v, want a refusal of the two readings", bad, err)
 		}
 	}
-	if err := jsGuard(ctx, "a.tsx", []byte("export default {title: <b>A</b>}"), true, opts); !errors.Is(err, errJSUnread) || !strings.Contains(err.Error(), "JSX") {
+	if err := jslit.Guard(ctx, "a.tsx", []byte("export default {title: <b>A</b>}"), true, opts); !errors.Is(err, jslit.ErrUnread) || !strings.Contains(err.Error(), "JSX") {
 		t.Errorf("JSX: %v", err)
 	}
-	if err := jsGuard(ctx, "a.js", []byte("module.exports = {a: [1}"), false, opts); !errors.Is(err, errJSUnread) || !strings.Contains(err.Error(), "closes no bracket") {
+	if err := jslit.Guard(ctx, "a.js", []byte("module.exports = {a: [1}"), false, opts); !errors.Is(err, jslit.ErrUnread) || !strings.Contains(err.Error(), "closes no bracket") {
 		t.Errorf("a mismatched bracket: %v", err)
 	}
 }
@@ -181,7 +182,7 @@ func TestJSGuardReadings(t *testing.T) {
 func TestJSGuardCancelled(t *testing.T) {
 	ctx := &countedCtx{Context: context.Background(), after: 1}
 	src := []byte("module.exports = [" + strings.Repeat("0,", 10000) + "]")
-	if err := jsGuard(ctx, "a.js", src, false, jsDefaults(Options{})); !errors.Is(err, context.Canceled) || ctx.n.Load() != 2 {
+	if err := jslit.Guard(ctx, "a.js", src, false, jsLimits(Options{})); !errors.Is(err, context.Canceled) || ctx.n.Load() != 2 {
 		t.Fatalf("a scan of 20,000 tokens stopped at its second check: %v after %d checks, want context.Canceled after 2", err, ctx.n.Load())
 	}
 }
@@ -218,7 +219,7 @@ func TestJSGuardCorpora(t *testing.T) {
 			return nil
 		}
 		n++
-		if err := jsGuard(context.Background(), p, src, false, jsDefaults(Options{})); err != nil {
+		if err := jslit.Guard(context.Background(), p, src, false, jsLimits(Options{})); err != nil {
 			t.Errorf("%v", err)
 		}
 		return nil
@@ -300,12 +301,12 @@ func TestJSAutogeneratedCancelled(t *testing.T) {
 // the order by name with a warning, as for other modules it cannot read.
 func TestJSGuardNotUTF8(t *testing.T) {
 	src := []byte("module.exports =\n  '\xe8'")
-	if _, err := ParseJSModule(context.Background(), "sidebars.js", src, Options{}); !errors.Is(err, errJSUnread) || !strings.Contains(err.Error(), "sidebars.js line 2: the byte 0xe8 is not UTF-8") {
+	if _, err := jslit.ParseModule(context.Background(), "sidebars.js", src, jsLimits(Options{})); !errors.Is(err, jslit.ErrUnread) || !strings.Contains(err.Error(), "sidebars.js line 2: the byte 0xe8 is not UTF-8") {
 		t.Fatalf("a module holding the byte 0xe8: %v, want a refusal naming the line", err)
 	}
 	dir := folder(t, map[string]string{"docusaurus.config.js": "module.exports = {presets: [['classic', {docs: {sidebarPath: './sidebars.js'}}]]}",
 		"sidebars.js": string(src), "docs/a.md": "# A\n"})
-	if _, err := (Docusaurus{}).Read(context.Background(), dir, Options{}); !errors.Is(err, errJSUnread) {
+	if _, err := (Docusaurus{}).Read(context.Background(), dir, Options{}); !errors.Is(err, jslit.ErrUnread) {
 		t.Fatalf("Docusaurus: %v, want the refusal", err)
 	}
 	dir = folder(t, map[string]string{"pages/_meta.js": "export default {a: '\xe8'}", "pages/a.md": "# A\n"})

@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 )
 
 // Nextra reads a Nextra folder: the pages below pages/ (Nextra 2 and 3),
@@ -181,43 +181,30 @@ func readMeta(ctx context.Context, dir *sitefs.Folder, rel string, opts Options,
 		if err != nil {
 			return nil, name, err
 		}
-		// The guard every navigation module passes before a parser
-		// meets it, with the bounds of the other formats' modules.
-		ext := path.Ext(m)
-		if err := jsGuard(ctx, name, data, ext == ".jsx" || ext == ".tsx", jsDefaults(opts)); err != nil {
-			if errors.Is(err, errJSUnread) && ext != ".json" {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("%s, which is not read as data (the module is never run); the folder's pages are ordered by name instead. Write the default export as an object literal of strings and objects, or use _meta.json", err))
-				return nil, name, nil
-			}
+		obj, line, problem, err := readMetaObject(ctx, name, data, opts)
+		if err != nil {
 			return nil, name, err
 		}
-		var obj *jsObject
-		if strings.HasSuffix(m, ".json") {
-			obj, err = parseJSObject(string(data), false, opts)
-		} else {
-			obj, err = parseJSObject(string(data), true, opts)
-		}
-		if err != nil {
-			if pe, ok := err.(*jsError); ok && !strings.HasSuffix(m, ".json") {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("%s:%d: %s, which is not read as data (the module is never run); the folder's pages are ordered by name instead. Write the default export as an object literal of strings and objects, or use _meta.json", name, pe.line, pe.msg))
-				return nil, name, nil
+		if problem != "" {
+			if strings.HasSuffix(m, ".json") {
+				return nil, name, &Error{File: name, Line: line, Problem: problem, Fix: "write the file as one JSON object of keys to titles or objects"}
 			}
-			line := 0
-			if pe, ok := err.(*jsError); ok {
-				line = pe.line
+			if line > 0 {
+				problem = fmt.Sprintf("%s:%d: %s", name, line, problem)
 			}
-			return nil, name, &Error{File: name, Line: line, Problem: err.Error(), Fix: "write the file as one JSON object of keys to titles or objects"}
+			t.Warnings = append(t.Warnings, problem+", which is not read as data (the module is never run); the folder's pages are ordered by name instead. Write the default export as an object literal of strings and objects, or use _meta.json")
+			return nil, name, nil
 		}
 		var out []metaEntry
-		for _, kv := range obj.members {
-			e := metaEntry{key: kv.key, line: kv.line}
-			switch v := kv.value.(type) {
+		for _, k := range obj.Keys {
+			e := metaEntry{key: k, line: obj.Lines[k]}
+			switch v := obj.Values[k].(type) {
 			case string:
 				e.title = v
-			case *jsObject:
-				for _, f := range v.members {
-					s, _ := f.value.(string)
-					switch f.key {
+			case *jslit.Object:
+				for _, f := range v.Keys {
+					s, _ := v.Values[f].(string)
+					switch f {
 					case "title":
 						e.title = s
 					case "type":
@@ -240,250 +227,77 @@ func readMeta(ctx context.Context, dir *sitefs.Folder, rel string, opts Options,
 	return nil, "", nil
 }
 
-// jsObject is an object literal read as data: its members in order.
-type jsObject struct {
-	members []jsMember
-}
-
-type jsMember struct {
-	key   string
-	value any // string, float64, bool, nil, *jsObject or []any
-	line  int
-}
-
-type jsError struct {
-	line int
-	msg  string
-}
-
-func (e *jsError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
-
-// parseJSObject reads src, a JSON object or (module) a JavaScript module
-// whose default export is an object literal, as data: string, number,
-// boolean and null values, objects and arrays, comments and trailing
-// commas; anything else (a name, a call, a spread, a template with a
-// substitution) is an error naming its line.
-func parseJSObject(src string, module bool, opts Options) (*jsObject, error) {
-	p := &jsParser{src: src, line: 1, opts: opts}
-	if module {
-		i := strings.Index(src, "export default")
-		if i < 0 {
-			return nil, &jsError{line: 1, msg: "the module has no \"export default\""}
-		}
-		p.line += strings.Count(src[:i], "\n")
-		p.pos = i + len("export default")
+// readMetaObject reads data, the _meta file name, with jslit's reader of
+// navigation code (a _meta.json as the value of module.exports, which
+// keeps its lines): its default export where that is an object of data
+// (strings, numbers, booleans, null, objects, arrays, the module's own
+// constants), else the line and a problem naming what is not data. A
+// module over a bound is an error; one the reader cannot parse is a
+// problem, as one that is code; a problem without a line (0) names the
+// file itself.
+func readMetaObject(ctx context.Context, name string, data []byte, opts Options) (*jslit.Object, int, string, error) {
+	src, as := data, name
+	if strings.HasSuffix(name, ".json") {
+		src, as = append([]byte("module.exports = "), data...), name+".js"
 	}
-	p.space()
-	v, err := p.value(0)
+	mod, err := jslit.ParseModule(ctx, as, src, jsLimits(opts))
 	if err != nil {
+		var se *jslit.SyntaxError
+		switch {
+		case ctx.Err() != nil:
+			return nil, 0, "", ctx.Err()
+		case errors.Is(err, jslit.ErrBound):
+			return nil, 0, "", err
+		case errors.As(err, &se):
+			return nil, se.Line, se.Msg, nil
+		}
+		return nil, 0, err.Error(), nil
+	}
+	if mod.Default == nil {
+		return nil, 1, "the module has no \"export default\"", nil
+	}
+	obj, ok := mod.Default.(*jslit.Object)
+	if !ok {
+		return nil, jslit.LineOf(mod.Default), "the default export is not an object literal", nil
+	}
+	// The values may share one constant among many places, each met
+	// again: the walk counts every value met against MaxNodes.
+	budget := jslit.NewBudget(ctx, jsDefaults(opts).MaxNodes)
+	v, err := metaCode(obj, budget, name)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if v != nil {
+		return nil, jslit.LineOf(v), jslit.Describe(v) + " is code, not data", nil
+	}
+	return obj, 0, "", nil
+}
+
+// metaCode returns the first value of v, in the order written, that the
+// reader could not read as data, nil where there is none. Each value met
+// is spent from budget, so a module sharing its constants among many
+// places is refused past --max-nav-nodes rather than walked without end.
+func metaCode(v any, budget *jslit.Budget, name string) (any, error) {
+	if err := budget.Spend(1, func(max int) error {
+		return fmt.Errorf("%s: the values hold more than %d values, counting a constant each time it is used (%w): simplify them or raise --max-nav-nodes", name, max, jslit.ErrBound)
+	}); err != nil {
 		return nil, err
 	}
-	obj, ok := v.(*jsObject)
-	if !ok {
-		return nil, &jsError{line: p.line, msg: "the default export is not an object literal"}
-	}
-	return obj, nil
-}
-
-type jsParser struct {
-	src   string
-	pos   int
-	line  int
-	nodes int
-	opts  Options
-}
-
-func (p *jsParser) fail(msg string) error { return &jsError{line: p.line, msg: msg} }
-
-// space skips white space and comments.
-func (p *jsParser) space() {
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		switch {
-		case c == '\n':
-			p.line++
-			p.pos++
-		case c == ' ' || c == '\t' || c == '\r':
-			p.pos++
-		case strings.HasPrefix(p.src[p.pos:], "//"):
-			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
-				p.pos++
-			}
-		case strings.HasPrefix(p.src[p.pos:], "/*"):
-			end := strings.Index(p.src[p.pos+2:], "*/")
-			if end < 0 {
-				p.pos = len(p.src)
-				return
-			}
-			p.line += strings.Count(p.src[p.pos:p.pos+2+end], "\n")
-			p.pos += end + 4
-		default:
-			return
-		}
-	}
-}
-
-func (p *jsParser) value(depth int) (any, error) {
-	if depth > p.opts.MaxDepth {
-		return nil, p.fail(fmt.Sprintf("the object nests deeper than the bound of %d", p.opts.MaxDepth))
-	}
-	if p.nodes++; p.nodes > p.opts.MaxNodes {
-		return nil, p.fail(fmt.Sprintf("the object has more than %d values", p.opts.MaxNodes))
-	}
-	p.space()
-	if p.pos >= len(p.src) {
-		return nil, p.fail("the text ends inside the object")
-	}
-	switch c := p.src[p.pos]; {
-	case c == '{':
-		p.pos++
-		obj := &jsObject{}
-		for {
-			p.space()
-			if p.pos < len(p.src) && p.src[p.pos] == '}' {
-				p.pos++
-				return obj, nil
-			}
-			line := p.line
-			key, err := p.key()
-			if err != nil {
-				return nil, err
-			}
-			p.space()
-			if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-				return nil, p.fail(fmt.Sprintf("the key %q is not followed by \":\" and a value", key))
-			}
-			p.pos++
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			obj.members = append(obj.members, jsMember{key: key, value: v, line: line})
-			p.space()
-			if p.pos < len(p.src) && p.src[p.pos] == ',' {
-				p.pos++
-				continue
-			}
-			if p.pos < len(p.src) && p.src[p.pos] == '}' {
-				p.pos++
-				return obj, nil
-			}
-			return nil, p.fail("expected \",\" or \"}\" after a value")
-		}
-	case c == '[':
-		p.pos++
-		var arr []any
-		for {
-			p.space()
-			if p.pos < len(p.src) && p.src[p.pos] == ']' {
-				p.pos++
-				return arr, nil
-			}
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-			p.space()
-			if p.pos < len(p.src) && p.src[p.pos] == ',' {
-				p.pos++
+	switch x := v.(type) {
+	case *jslit.Opaque, *jslit.Call:
+		return x, nil
+	case *jslit.Object:
+		for _, k := range x.Keys {
+			if c, err := metaCode(x.Values[k], budget, name); c != nil || err != nil {
+				return c, err
 			}
 		}
-	case c == '"' || c == '\'' || c == '`':
-		return p.str()
-	default:
-		start := p.pos
-		for p.pos < len(p.src) && strings.IndexByte("+-.0123456789eEtruefalsn", p.src[p.pos]) >= 0 {
-			p.pos++
-		}
-		word := p.src[start:p.pos]
-		switch word {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		case "null":
-			return nil, nil
-		}
-		var f float64
-		if err := json.Unmarshal([]byte(word), &f); err == nil && word != "" {
-			return f, nil
-		}
-		p.pos = start
-		end := start
-		for end < len(p.src) && end-start < 40 && p.src[end] != '\n' && p.src[end] != ',' {
-			end++
-		}
-		return nil, p.fail(fmt.Sprintf("the value %q is code, not data", strings.TrimSpace(p.src[start:end])))
-	}
-}
-
-// key reads an object key: a string or a bare name.
-func (p *jsParser) key() (string, error) {
-	if p.pos < len(p.src) && strings.IndexByte("\"'`", p.src[p.pos]) >= 0 {
-		return p.str()
-	}
-	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if c == '_' || c == '$' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
-			p.pos++
-			continue
-		}
-		break
-	}
-	if p.pos == start {
-		if strings.HasPrefix(p.src[p.pos:], "...") {
-			return "", p.fail("a spread (...) is code, not data")
-		}
-		return "", p.fail("expected a key")
-	}
-	return p.src[start:p.pos], nil
-}
-
-// str reads a quoted string; a template with a substitution is code.
-func (p *jsParser) str() (string, error) {
-	q := p.src[p.pos]
-	p.pos++
-	var b strings.Builder
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		switch {
-		case c == q:
-			p.pos++
-			return b.String(), nil
-		case c == '\\' && p.pos+1 < len(p.src):
-			p.pos++
-			switch e := p.src[p.pos]; e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				if p.pos+4 < len(p.src) {
-					var r rune
-					if _, err := fmt.Sscanf(p.src[p.pos+1:p.pos+5], "%04x", &r); err == nil {
-						b.WriteRune(r)
-						p.pos += 4
-						break
-					}
-				}
-				b.WriteByte(e)
-			default:
-				b.WriteByte(e)
+	case []any:
+		for _, e := range x {
+			if c, err := metaCode(e, budget, name); c != nil || err != nil {
+				return c, err
 			}
-			p.pos++
-		case c == '$' && q == '`' && strings.HasPrefix(p.src[p.pos:], "${"):
-			return "", p.fail("a template with a substitution is code, not data")
-		case c == '\n' && q != '`':
-			return "", p.fail("the string is not closed on its line")
-		default:
-			if c == '\n' {
-				p.line++
-			}
-			b.WriteByte(c)
-			p.pos++
 		}
 	}
-	return "", p.fail("the string is not closed")
+	return nil, nil
 }

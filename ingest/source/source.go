@@ -36,6 +36,9 @@ type Options struct {
 	MaxFileBytes int64 // bytes of each navigation file
 	MaxNodes     int   // navigation entries visited, folder entries listed included
 	MaxDepth     int   // nesting of a navigation entry, and of folders walked
+	// MaxModules bounds the modules a navigation module's relative
+	// imports are read from, the module itself aside (jslit).
+	MaxModules int
 	// MaxPathBytes bounds the path of a page a navigation entry names (an
 	// llms.txt link's, after its site's address) and of a file or folder
 	// a walk lists, relative to the folder.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
 )
 
 // VitePress reads a VitePress site: .vitepress/config.* (at the folder's
@@ -43,7 +44,7 @@ type vpReader struct {
 	cfg    string
 	listed map[string]bool
 	warned bool
-	visits int // sidebar items walked, each time met, against MaxNodes
+	visits *jslit.Budget // sidebar items walked, each time met, against MaxNodes
 }
 
 // Read implements Source.
@@ -54,15 +55,15 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		return nil, err
 	}
 	root := path.Dir(path.Dir(cfgName))
-	r := &vpReader{ctx: ctx, dir: dir, opts: opts, cfg: cfgName, tree: &Tree{Navigation: cfgName, HeadingTitles: true}, listed: map[string]bool{}, src: root}
-	conf, _ := jsUnwrapCall(mod.Default).(*JSObject)
+	r := &vpReader{ctx: ctx, dir: dir, opts: opts, visits: jslit.NewBudget(ctx, opts.MaxNodes), cfg: cfgName, tree: &Tree{Navigation: cfgName, HeadingTitles: true}, listed: map[string]bool{}, src: root}
+	conf, _ := jslit.UnwrapCall(mod.Default).(*jslit.Object)
 	if conf == nil {
 		r.warn(jsWarn(cfgName, mod.Default, "the folder's pages in name order"))
 	}
-	if s, ok := jsStr(conf.Get("title")); ok {
+	if s, ok := jslit.Str(conf.Get("title")); ok {
 		r.tree.Name = s
 	}
-	if s, ok := jsStr(conf.Get("srcDir")); ok {
+	if s, ok := jslit.Str(conf.Get("srcDir")); ok {
 		r.src = path.Clean(path.Join(root, s))
 		if path.IsAbs(s) || r.src == ".." || strings.HasPrefix(r.src, "../") {
 			return nil, fmt.Errorf("%s: srcDir %q is outside the tree folder %s: give the folder holding both", cfgName, s, dir.Dir())
@@ -70,7 +71,7 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 	}
 	r.tree.Includes = Includes{Form: IncludeVitePress, Root: r.src}
 	locales := map[string]bool{}
-	if lo, ok := conf.Get("locales").(*JSObject); ok {
+	if lo, ok := conf.Get("locales").(*jslit.Object); ok {
 		for _, k := range lo.Keys {
 			if k != "root" {
 				locales[strings.Trim(k, "/")] = true
@@ -78,9 +79,9 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 			}
 		}
 	}
-	var theme *JSObject
+	var theme *jslit.Object
 	if conf != nil {
-		theme, _ = conf.Get("themeConfig").(*JSObject)
+		theme, _ = conf.Get("themeConfig").(*jslit.Object)
 		if theme == nil && conf.Get("themeConfig") != nil {
 			r.warn(jsWarn(cfgName, conf.Get("themeConfig"), "the folder's pages in name order"))
 		}
@@ -91,15 +92,15 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		if err := r.items(sb, "", nil, conf.Lines["themeConfig"], 0); err != nil {
 			return nil, err
 		}
-	case *JSObject:
+	case *jslit.Object:
 		for _, k := range sb.Keys {
 			switch v := sb.Values[k].(type) {
 			case []any:
 				if err := r.items(v, "", nil, sb.Lines[k], 0); err != nil {
 					return nil, err
 				}
-			case *JSObject:
-				base, _ := jsStr(v.Get("base"))
+			case *jslit.Object:
+				base, _ := jslit.Str(v.Get("base"))
 				if items, ok := v.Get("items").([]any); ok {
 					if err := r.items(items, base, nil, sb.Lines[k], 0); err != nil {
 						return nil, err
@@ -152,16 +153,12 @@ func (r *vpReader) items(list []any, base string, group []string, line, depth in
 		return nil
 	}
 	for _, it := range list {
-		r.visits++
-		if r.visits > r.opts.MaxNodes {
-			return fmt.Errorf("%s line %d: the sidebar lists more than %d items, counting a list each time it is used: simplify it or raise --max-nav-nodes", r.cfg, line, r.opts.MaxNodes)
+		if err := r.visits.Spend(1, func(max int) error {
+			return fmt.Errorf("%s line %d: the sidebar lists more than %d items, counting a list each time it is used: simplify it or raise --max-nav-nodes", r.cfg, line, max)
+		}); err != nil {
+			return err
 		}
-		if r.visits%1024 == 0 {
-			if err := r.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		o, ok := it.(*JSObject)
+		o, ok := it.(*jslit.Object)
 		if !ok {
 			r.warn(jsWarn(r.cfg, it, "the folder's pages in name order"))
 			continue
@@ -170,12 +167,12 @@ func (r *vpReader) items(list []any, base string, group []string, line, depth in
 		if x := o.Lines["text"]; x > 0 {
 			l = x
 		}
-		text, _ := jsStr(o.Get("text"))
+		text, _ := jslit.Str(o.Get("text"))
 		b := base
-		if s, ok := jsStr(o.Get("base")); ok {
+		if s, ok := jslit.Str(o.Get("base")); ok {
 			b = s
 		}
-		if link, ok := jsStr(o.Get("link")); ok {
+		if link, ok := jslit.Str(o.Get("link")); ok {
 			r.link(b+link, text, group, l)
 		} else if o.Get("link") != nil {
 			r.warn(jsWarn(r.cfg, o.Get("link"), "the folder's pages in name order"))

@@ -1,4 +1,4 @@
-package source
+package jslit
 
 import (
 	"bytes"
@@ -13,8 +13,7 @@ import (
 )
 
 // The parsers that read navigation written as JavaScript or TypeScript
-// (esbuild's, tdewolff's, Nextra's reader of _meta modules and this
-// package's evaluator) recurse once or more for each level of nesting,
+// (esbuild's, tdewolff's and this package's evaluator) recurse once or more for each level of nesting,
 // and esbuild's cannot be bounded from outside: a module nested half a
 // million deep ends the process with a stack overflow, which no recover
 // catches. So every such module is scanned first, in one pass over its
@@ -43,13 +42,13 @@ import (
 // build (esbuild's syntax tree takes some 150 bytes a token) grows with
 // the file within a stated bound, and it checks ctx every 4,096 tokens.
 
-// jsSyntaxDepthPerDepth scales Options.MaxDepth (--max-nav-depth) into
+// jsSyntaxDepthPerDepth scales Limits.MaxDepth (--max-nav-depth) into
 // the nesting the scan lets the parsers meet: a navigation value's level
 // takes a few brackets and operators, so a module nesting more than
 // MaxDepth×16 is refused unparsed.
 const jsSyntaxDepthPerDepth = 16
 
-// jsTokensPerNode and jsTokensBase scale Options.MaxNodes
+// jsTokensPerNode and jsTokensBase scale Limits.MaxNodes
 // (--max-nav-nodes) into the tokens a module may hold: a value takes a
 // few tokens (a key, a colon, the value, a comma) and the code around the
 // values some more, so a module of more than MaxNodes×8+4,096 tokens is
@@ -59,13 +58,13 @@ const (
 	jsTokensBase    = 4096
 )
 
-// errJSBound is a module over the node or depth bound.
-var errJSBound = errors.New("over the bound")
+// ErrBound is a module over the node or depth bound.
+var ErrBound = errors.New("over the bound")
 
-// errJSUnread is a module the scan refuses to hand to a parser though it
+// ErrUnread is a module the scan refuses to hand to a parser though it
 // is within the bounds: bytes that are not UTF-8, JSX, a / that reads two
 // ways, a lexical error or a closing bracket that closes nothing.
-var errJSUnread = errors.New("not read as navigation data")
+var ErrUnread = errors.New("not read as navigation data")
 
 // jsScanLevel is one open bracket of the scan (the module itself at the
 // bottom) and the nesting pending inside it.
@@ -114,22 +113,21 @@ var jsContinueWords = map[string]bool{"in": true, "instanceof": true, "of": true
 // so too.
 var jsEitherWords = map[string]bool{"of": true, "await": true, "yield": true, "void": true, "const": true, "let": true}
 
-// jsGuard scans the module src (named name for errors) and refuses it,
+// Guard scans the module src (named name for errors) and refuses it,
 // with an error naming the line, the bound and the flag, where it nests
-// deeper than opts.MaxDepth×16, holds more than opts.MaxNodes×8+4,096
-// tokens,
-// or cannot be read safely (bytes that are not UTF-8, JSX where jsx is
-// set, a / that reads two ways, a lexical error, a closing bracket that
-// closes nothing). opts
-// must carry its defaults.
-func jsGuard(ctx context.Context, name string, src []byte, jsx bool, opts Options) error {
-	_, err := jsScan(ctx, name, src, jsx, opts.MaxDepth*jsSyntaxDepthPerDepth, opts.MaxNodes*jsTokensPerNode+jsTokensBase)
+// deeper than lim.MaxDepth×16, holds more than lim.MaxNodes×8+4,096
+// tokens, or cannot be read safely (bytes that are not UTF-8, JSX where
+// jsx is set, a / that reads two ways, a lexical error, a closing bracket
+// that closes nothing); its zero bounds take their defaults.
+func Guard(ctx context.Context, name string, src []byte, jsx bool, lim Limits) error {
+	lim = lim.WithDefaults()
+	_, err := Scan(ctx, name, src, jsx, lim.MaxDepth*jsSyntaxDepthPerDepth, lim.MaxNodes*jsTokensPerNode+jsTokensBase)
 	return err
 }
 
-// jsScan is jsGuard's scan with its bounds given: it returns the deepest
+// Scan is Guard's scan with its bounds given: it returns the deepest
 // nesting it counted, for a test to hold against a parser's.
-func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, maxTokens int) (peak int, err error) {
+func Scan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, maxTokens int) (peak int, err error) {
 	// esbuild's Transform, asked for a source map, never returns on a
 	// byte that is not UTF-8 (in a string: '\xe8'), so such a module is
 	// refused before it.
@@ -142,7 +140,7 @@ func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, ma
 			}
 			bad += n
 		}
-		return 0, fmt.Errorf("%s line %d: the byte 0x%02x is not UTF-8 (%w): save the module as UTF-8", name, 1+bytes.Count(src[:bad], []byte("\n")), src[bad], errJSUnread)
+		return 0, fmt.Errorf("%s line %d: the byte 0x%02x is not UTF-8 (%w): save the module as UTF-8", name, 1+bytes.Count(src[:bad], []byte("\n")), src[bad], ErrUnread)
 	}
 	// A hashbang line is a comment to esbuild, and only at the start.
 	start := 0
@@ -172,12 +170,12 @@ func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, ma
 		stack[len(stack)-1].pending += n
 		total += n
 		if total > maxDepth {
-			return fmt.Errorf("%s line %d: the module nests deeper than %d (brackets, operators, conditionals and chains, counted before parsing; %w): a navigation module is refused unparsed; flatten it or raise --max-nav-depth (the bound is 16 times it)", name, line, maxDepth, errJSBound)
+			return fmt.Errorf("%s line %d: the module nests deeper than %d (brackets, operators, conditionals and chains, counted before parsing; %w): a navigation module is refused unparsed; flatten it or raise --max-nav-depth (the bound is 16 times it)", name, line, maxDepth, ErrBound)
 		}
 		return nil
 	}
 	unread := func(what string) error {
-		return fmt.Errorf("%s line %d: %s (%w)", name, line, what, errJSUnread)
+		return fmt.Errorf("%s line %d: %s (%w)", name, line, what, ErrUnread)
 	}
 	for {
 		tt, data := lx.Next()
@@ -201,7 +199,7 @@ func jsScan(ctx context.Context, name string, src []byte, jsx bool, maxDepth, ma
 			continue
 		}
 		if tokens++; tokens > maxTokens {
-			return peak, fmt.Errorf("%s line %d: the module holds more than %d tokens (%d for each of --max-nav-nodes' values, and %d; %w): a navigation module is refused unparsed; shorten it or raise --max-nav-nodes", name, line, maxTokens, jsTokensPerNode, jsTokensBase, errJSBound)
+			return peak, fmt.Errorf("%s line %d: the module holds more than %d tokens (%d for each of --max-nav-nodes' values, and %d; %w): a navigation module is refused unparsed; shorten it or raise --max-nav-nodes", name, line, maxTokens, jsTokensPerNode, jsTokensBase, ErrBound)
 		}
 		if tokens%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -351,7 +349,7 @@ func jsScanOpen(stack *[]jsScanLevel, total *int, open byte, maxDepth int, name 
 	*stack = append(*stack, jsScanLevel{open: open})
 	*total++
 	if *total > maxDepth {
-		return fmt.Errorf("%s line %d: the module nests deeper than %d (brackets, operators, conditionals and chains, counted before parsing; %w): a navigation module is refused unparsed; flatten it or raise --max-nav-depth (the bound is 16 times it)", name, line, maxDepth, errJSBound)
+		return fmt.Errorf("%s line %d: the module nests deeper than %d (brackets, operators, conditionals and chains, counted before parsing; %w): a navigation module is refused unparsed; flatten it or raise --max-nav-depth (the bound is 16 times it)", name, line, maxDepth, ErrBound)
 	}
 	return nil
 }
@@ -362,7 +360,7 @@ func jsScanClose(stack *[]jsScanLevel, total *int, open byte, name string, line 
 	s := *stack
 	if len(s) < 2 || s[len(s)-1].open != open {
 		closer := map[byte]string{'(': ")", '[': "]", '{': "}", '$': "} of a template literal"}[open]
-		return fmt.Errorf("%s line %d: %s closes no bracket of its kind (%w): fix the module's syntax", name, line, closer, errJSUnread)
+		return fmt.Errorf("%s line %d: %s closes no bracket of its kind (%w): fix the module's syntax", name, line, closer, ErrUnread)
 	}
 	*total -= s[len(s)-1].depth()
 	*stack = s[:len(s)-1]

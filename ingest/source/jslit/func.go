@@ -1,4 +1,4 @@
-package source
+package jslit
 
 import (
 	"github.com/tdewolff/parse/v2/js"
@@ -17,9 +17,11 @@ import (
 // values of each call count again (MaxNodes), and a function called
 // while it is being followed (recursion, direct or through another) is
 // not followed: the call is a value the reader cannot follow, and the
-// reader falls back with its warning. Any other function (statements
+// reader falls back with its warning. A function a module imports is
+// followed in its own module (imports.go), seeing that module's top
+// level. Any other function (statements
 // besides the return, destructured or rest parameters, async, generator,
-// a spread argument) stays a JSCall, as before.
+// a spread argument) stays a Call, as before.
 
 // jsFunc is a function of the module the evaluator may follow.
 type jsFunc struct {
@@ -63,36 +65,41 @@ func jsFuncOf(x js.IExpr) (jsFunc, bool) {
 	return jsFunc{params: params.List, ret: r.Value}, true
 }
 
-// function returns the module's function a call's callee names, ok false
-// where it names none.
-func (e *jsEval) function(callee js.IExpr) (string, jsFunc, bool) {
+// function returns the function a call's callee names and the module
+// that declares it (this one, or one it imports, read as imports.go
+// says), ok false where it names none.
+func (e *jsEval) function(callee js.IExpr) (*jsEval, string, jsFunc, bool, error) {
 	v, ok := callee.(*js.Var)
 	if !ok {
-		return "", jsFunc{}, false
+		return nil, "", jsFunc{}, false, nil
 	}
 	n := string(v.Data)
 	if _, param := e.scope[n]; param {
-		return "", jsFunc{}, false
+		return nil, "", jsFunc{}, false, nil
 	}
-	if f, ok := e.funcs[n]; ok {
-		return n, f, true
+	if f, ok := e.localFunc(n); ok {
+		return e, n, f, true, nil
 	}
-	if d, ok := e.decls[n]; ok {
-		if f, ok := jsFuncOf(d); ok {
-			return n, f, true
+	if imp, ok := e.imported[n]; ok {
+		other, _, err := e.r.load(e.name, imp.from)
+		if err != nil || other == nil {
+			return nil, "", jsFunc{}, false, err
 		}
+		return other.exportedFunc(imp.name, 0)
 	}
-	return "", jsFunc{}, false
+	return nil, "", jsFunc{}, false, nil
 }
 
-// call follows a call of the module's function f named name: nil, false
-// where it cannot be followed (the caller then keeps the JSCall).
-func (e *jsEval) call(name string, f jsFunc, c *js.CallExpr, depth, line int) (any, bool, error) {
+// call follows a call of the function f named name of the module owner:
+// nil, false where it cannot be followed (the caller then keeps the
+// Call). The arguments are evaluated in the caller's module, the body in
+// the owner's.
+func (e *jsEval) call(owner *jsEval, name string, f jsFunc, c *js.CallExpr, depth, line int) (any, bool, error) {
 	if f.ret == nil {
 		return nil, false, nil
 	}
-	if e.calling[name] {
-		return &JSOpaque{What: "a call of " + name + "(), which calls itself", Line: line}, true, nil
+	if owner.calling[name] {
+		return &Opaque{What: "a call of " + name + "(), which calls itself", Line: line}, true, nil
 	}
 	args := make([]any, len(c.Args.List))
 	for i, a := range c.Args.List {
@@ -105,6 +112,11 @@ func (e *jsEval) call(name string, f jsFunc, c *js.CallExpr, depth, line int) (a
 		}
 		args[i] = r
 	}
+	return owner.apply(name, f, args, depth, line)
+}
+
+// apply evaluates the function f named name of this module with args.
+func (e *jsEval) apply(name string, f jsFunc, args []any, depth, line int) (any, bool, error) {
 	// The function sees its parameters and the module's top level, not
 	// its caller's parameters.
 	outer := e.scope

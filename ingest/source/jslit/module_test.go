@@ -1,10 +1,8 @@
-package source
+package jslit
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,11 +23,11 @@ const config: Config = {
 } satisfies Config
 export default config
 `
-	m, err := ParseJSModule(context.Background(), "x.ts", []byte(src), Options{})
+	m, err := ParseModule(context.Background(), "x.ts", []byte(src), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := m.Default.(*JSObject)
+	o := m.Default.(*Object)
 	if got := strings.Join(o.Keys, ","); got != "a,b,n,t,ok,nothing,ref,c,arr,call,imp,env" {
 		t.Fatalf("keys %s", got)
 	}
@@ -39,20 +37,20 @@ export default config
 			t.Errorf("%s = %#v, want %#v", k, o.Values[k], w)
 		}
 	}
-	if c, ok := o.Values["call"].(*JSCall); !ok || c.Callee != "defineThing" || c.Line != 9 {
+	if c, ok := o.Values["call"].(*Call); !ok || c.Callee != "defineThing" || c.Line != 9 {
 		t.Errorf("call = %#v, want defineThing on line 9", o.Values["call"])
 	}
-	if x, ok := o.Values["imp"].(*JSOpaque); !ok || !strings.Contains(x.What, "./helper") || x.Line != 10 {
+	if x, ok := o.Values["imp"].(*Opaque); !ok || !strings.Contains(x.What, "./helper") || x.Line != 10 {
 		t.Errorf("imp = %#v, want opaque import on line 10", o.Values["imp"])
 	}
-	if x, ok := o.Values["env"].(*JSOpaque); !ok || x.What != "process.env.SECRET" {
+	if x, ok := o.Values["env"].(*Opaque); !ok || x.What != "process.env.SECRET" {
 		t.Errorf("env = %#v, want opaque process.env.SECRET", o.Values["env"])
 	}
 	if o.Lines["a"] != 7 || o.Lines["arr"] != 8 {
 		t.Errorf("lines %v, want a on 7, arr on 8", o.Lines)
 	}
-	if v, err := JSObjectLiteral(context.Background(), "_meta.js", []byte(`module.exports = {index: 'Home', about: {title: 'About'}}`), Options{}); err != nil || v.(*JSObject).Values["index"] != "Home" {
-		t.Fatalf("JSObjectLiteral = %#v, %v", v, err)
+	if m, err := ParseModule(context.Background(), "_meta.js", []byte(`module.exports = {index: 'Home', about: {title: 'About'}}`), Limits{}); err != nil || m.Default.(*Object).Values["index"] != "Home" {
+		t.Fatalf("a _meta module = %#v, %v", m, err)
 	}
 }
 
@@ -70,16 +68,16 @@ func TestJSHostileModules(t *testing.T) {
 		"loop":     `while (true) {}; for (;;) {}; export default { docs: (() => { for(;;){} })() }`,
 		"allocate": `const a = []; for (;;) a.push(new Array(1e9)); export default { docs: a }`,
 	} {
-		m, err := ParseJSModule(ctx, name+".js", []byte(src), Options{})
+		m, err := ParseModule(ctx, name+".js", []byte(src), Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		docs := m.Default.(*JSObject).Values["docs"]
-		if strings.Contains(strings.ToLower(jsDescribe(docs)+jsDescribe(jsFirst(docs))), "leaked") {
+		docs := m.Default.(*Object).Values["docs"]
+		if strings.Contains(strings.ToLower(Describe(docs)+Describe(jsFirst(docs))), "leaked") {
 			t.Fatalf("%s: the environment was read: %#v", name, docs)
 		}
 		switch v := docs.(type) {
-		case *JSOpaque, *JSCall:
+		case *Opaque, *Call:
 		case []any:
 			if len(v) > 0 && !isOpaque(v[0]) {
 				t.Fatalf("%s: docs = %#v, want opaque", name, docs)
@@ -94,25 +92,25 @@ func TestJSHostileModules(t *testing.T) {
 		big[i] = 'x'
 	}
 	big = append(big, "'}"...)
-	if _, err := ParseJSModule(ctx, "big.js", big, Options{}); err == nil || !strings.Contains(err.Error(), "big.js") || !strings.Contains(err.Error(), "bound") {
+	if _, err := ParseModule(ctx, "big.js", big, Limits{}); err == nil || !strings.Contains(err.Error(), "big.js") || !strings.Contains(err.Error(), "bound") {
 		t.Fatalf("50 MB module: %v, want a refusal naming the file and the bound", err)
 	}
 	deep := "module.exports = " + strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
-	if _, err := ParseJSModule(ctx, "deep.js", []byte(deep), Options{}); err == nil || !strings.Contains(err.Error(), "deep.js line 1") || !strings.Contains(err.Error(), "--max-nav-depth") {
+	if _, err := ParseModule(ctx, "deep.js", []byte(deep), Limits{}); err == nil || !strings.Contains(err.Error(), "deep.js line 1") || !strings.Contains(err.Error(), "--max-nav-depth") {
 		t.Fatalf("deep module: %v, want a refusal naming the file, line and flag", err)
 	}
 	deep = "module.exports = " + strings.Repeat("[", 100) + strings.Repeat("]", 100)
-	if _, err := ParseJSModule(ctx, "deep.js", []byte(deep), Options{}); err == nil || !strings.Contains(err.Error(), "nest deeper than 64") {
+	if _, err := ParseModule(ctx, "deep.js", []byte(deep), Limits{}); err == nil || !strings.Contains(err.Error(), "nest deeper than 64") {
 		t.Fatalf("values nested 100 deep: %v, want the depth bound", err)
 	}
 	many := "module.exports = [" + strings.Repeat("1,", 5000) + "]"
-	if _, err := ParseJSModule(ctx, "many.js", []byte(many), Options{MaxNodes: 1000}); err == nil || !strings.Contains(err.Error(), "more than 1000 values") {
+	if _, err := ParseModule(ctx, "many.js", []byte(many), Limits{MaxNodes: 1000}); err == nil || !strings.Contains(err.Error(), "more than 1000 values") {
 		t.Fatalf("5000 values: %v, want the node bound", err)
 	}
 }
 
 func isOpaque(v any) bool {
-	_, ok := v.(*JSOpaque)
+	_, ok := v.(*Opaque)
 	return ok
 }
 
@@ -121,24 +119,6 @@ func jsFirst(v any) any {
 		return a[0]
 	}
 	return nil
-}
-
-// TestJSConfigOutsideNotRead: a module in a folder is read through sitefs,
-// and a 50 MB navigation file is refused before it is read.
-func TestJSConfigOverBound(t *testing.T) {
-	dir := folder(t, map[string]string{"docusaurus.config.js": "module.exports = {}", "docs/a.md": "# A\n"})
-	p := filepath.Join(dir.Dir(), "sidebars.js")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(50 << 20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if _, err := ReadJSModule(context.Background(), dir, "sidebars.js", Options{}); err == nil || !strings.Contains(err.Error(), "sidebars.js") || !strings.Contains(err.Error(), "--max-manifest-bytes") {
-		t.Fatalf("50 MB sidebars.js: %v", err)
-	}
 }
 
 // TestJSSpreadsCount: the elements and keys a spread copies count against
@@ -152,7 +132,7 @@ func TestJSSpreadsCount(t *testing.T) {
 		fmt.Fprintf(&b, "const a%d = [%s]\n", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("...a%d, ", i-1), 10), ", "))
 	}
 	b.WriteString("module.exports = { docs: a5 }\n")
-	_, err := ParseJSModule(context.Background(), "sidebars.js", []byte(b.String()), Options{MaxNodes: 1000})
+	_, err := ParseModule(context.Background(), "sidebars.js", []byte(b.String()), Limits{MaxNodes: 1000})
 	if err == nil || !strings.Contains(err.Error(), "sidebars.js line ") || !strings.Contains(err.Error(), "--max-nav-nodes") {
 		t.Fatalf("arrays spread 10× over 5 levels (100,000 values): %v, want a refusal naming the file, line and flag", err)
 	}
@@ -162,17 +142,17 @@ func TestJSSpreadsCount(t *testing.T) {
 		keys += fmt.Sprintf("k%d: %d, ", i, i)
 	}
 	src := keys + "}\nmodule.exports = {" + strings.Repeat("...o0, ", 200) + "}\n"
-	_, err = ParseJSModule(context.Background(), "config.js", []byte(src), Options{MaxNodes: 1000})
+	_, err = ParseModule(context.Background(), "config.js", []byte(src), Limits{MaxNodes: 1000})
 	if err == nil || !strings.Contains(err.Error(), "config.js line 2") || !strings.Contains(err.Error(), "--max-nav-nodes") {
 		t.Fatalf("an object spread 200 times (2,000 keys copied): %v, want a refusal naming the file, line 2 and the flag", err)
 	}
 
 	// Within the bound, spreads read as before.
-	m, err := ParseJSModule(context.Background(), "ok.js", []byte("const a = [1, 2]\nconst o = {x: 1}\nmodule.exports = {...o, y: [...a, ...a, 3]}\n"), Options{MaxNodes: 1000})
+	m, err := ParseModule(context.Background(), "ok.js", []byte("const a = [1, 2]\nconst o = {x: 1}\nmodule.exports = {...o, y: [...a, ...a, 3]}\n"), Limits{MaxNodes: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := m.Default.(*JSObject); strings.Join(o.Keys, ",") != "x,y" || len(o.Get("y").([]any)) != 5 {
+	if o := m.Default.(*Object); strings.Join(o.Keys, ",") != "x,y" || len(o.Get("y").([]any)) != 5 {
 		t.Fatalf("spreads within the bound: %#v", o)
 	}
 }
@@ -200,11 +180,11 @@ func TestJSLinesLinear(t *testing.T) {
 	old := jsParsed
 	jsParsed = func(e *jsEval) { probes += e.lineProbes }
 	defer func() { jsParsed = old }()
-	m, err := ParseJSModule(context.Background(), "big.js", src, Options{})
+	m, err := ParseModule(context.Background(), "big.js", src, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := m.Default.(*JSObject)
+	o := m.Default.(*Object)
 	if len(o.Keys) != n {
 		t.Fatalf("%d keys, want %d", len(o.Keys), n)
 	}
@@ -224,7 +204,7 @@ func BenchmarkJSModuleLines(b *testing.B) {
 	src := jsLinesModule(300000)
 	b.SetBytes(int64(len(src)))
 	for i := 0; i < b.N; i++ {
-		if _, err := ParseJSModule(context.Background(), "big.js", src, Options{}); err != nil {
+		if _, err := ParseModule(context.Background(), "big.js", src, Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
