@@ -343,13 +343,15 @@ type link struct {
 	line   int
 }
 
-// pageLinks returns the links of a page's copy (ingest.PageLinks) less
-// external targets (a scheme, or "//").
+// pageLinks returns the Markdown links of a page's copy (ingest.PageLinks)
+// less external targets (a scheme, or "//"). A tree without a resolver
+// (Mintlify's) is linted as before tags' link attributes were read: its
+// components' hrefs are routes served as written.
 func pageLinks(p *ingest.PageReport) []link {
 	var out []link
 	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
 		tg := strings.TrimSpace(l.Target)
-		if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
+		if l.Attr || tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
 			continue
 		}
 		out = append(out, link{target: tg, line: l.Line})
