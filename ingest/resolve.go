@@ -188,10 +188,16 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 		}
 		outOf[h.Offset] = out
 		// An explicit id replaces the slug; it is taken, so a later
-		// heading of the same slug is counted on.
+		// heading of the same slug is counted on. Clean text has left the
+		// attribute list out of the heading's text and kept its id as the
+		// heading's Anchor.
+		id := h.Anchor
 		if m := headingIDRE.FindStringSubmatch(h.Text); m != nil {
-			setAnchor(lp.anchors, m[1], out)
-			seen[m[1]] = 0
+			id = m[1]
+		}
+		if id != "" {
+			setAnchor(lp.anchors, id, out)
+			seen[id] = 0
 			continue
 		}
 		base := rules.slug(slugText(h.Text))
