@@ -550,7 +550,9 @@ func (r *Resolver) route(from *linkPage, target string) string {
 	if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
 		base = path.Dir(from.path)
 	}
-	return "/" + strings.TrimPrefix(path.Join(base, target), ".")
+	// As a browser resolves a relative URL: ".." goes no higher than
+	// the site's root.
+	return path.Join("/", base, target)
 }
 
 // other reports whether a route (without slashes around it) or a file

@@ -129,7 +129,10 @@ func TestResolveLinkForms(t *testing.T) {
 		{name: "starlight: routes only, other locales", format: "starlight", root: "src/content/docs", pages: []fixturePage{
 			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
 			{"getting-started", "src/content/docs/getting-started.mdx", "# Start\n"},
+			{"index", "src/content/docs/index.mdx", "# Home\n"},
 		}, others: []source.Other{{Folder: "src/content/docs/fr", Route: "fr"}}, links: []want{
+			// A browser resolves ".." no higher than the site's root.
+			{"src/content/docs/index.mdx", "../guides/i18n/", LinkPage, "/d/guides/i18n/"},
 			{"src/content/docs/getting-started.mdx", "/guides/i18n/#hello-world", LinkPage, "/d/guides/i18n/#hello-world"},
 			{"src/content/docs/guides/i18n.mdx", "../../getting-started/", LinkPage, "/d/getting-started/"},
 			{"src/content/docs/getting-started.mdx", "/fr/guides/i18n/", LinkElsewhere, ""},

@@ -48,3 +48,46 @@ func TestCheckAttributeListAnchor(t *testing.T) {
 		t.Errorf("check reports:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestServedAttributeLinks: a Starlight tree's served page links pages
+// through tags' attributes (a <LinkCard> written over several lines, an
+// HTML <a href>, a Docusaurus-style <Link to={"…"}>): each is rewritten to
+// the served route and the outline's anchor, and the route passed as page
+// answers the page; an external href, a bound Vue :href, one in code and
+// one to no page stay as written, and check reports the one to no page,
+// at its line.
+func TestServedAttributeLinks(t *testing.T) {
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, map[string]string{
+		"astro.config.mjs": "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'S' })] };\n",
+		"src/content/docs/index.mdx": "---\ntitle: Home\n---\n\n<LinkCard\n\ttitle=\"Guide\"\n\thref=\"/guides/setup/\"\n/>\n\n" +
+			"See <a href=\"/guides/setup/#hello-world\">hello</a>, <Link to={\"../guides/setup/\"}>setup</Link> and <a href=\"https://astro.build/\">Astro</a>.\n\n" +
+			"<a :href=\"dep.url\">x</a> `<a href=\"/guides/setup/\">`\n\n<LinkButton href=\"/gone/\">Gone</LinkButton>\n",
+		"src/content/docs/guides/setup.md": "---\ntitle: Setup\n---\n\n## Hello, World!\n\nText.\n",
+	})
+	data := t.TempDir()
+	mustCLI(t, data, "ingest", "--tree", "tzdocs="+site, "--version", "v", "--activate")
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/"})
+	for _, want := range []string{
+		"\thref=\"/tzdocs/guides/setup/\"\n",
+		"<a href=\"/tzdocs/guides/setup/#hello-world\">hello</a>",
+		"<Link to={\"/tzdocs/guides/setup/\"}>setup</Link>",
+		"<a href=\"https://astro.build/\">",
+		"<a :href=\"dep.url\">x</a> `<a href=\"/guides/setup/\">`",
+		"<LinkButton href=\"/gone/\">",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("served page:\n%s\nwant it to hold %q", text, want)
+		}
+	}
+	mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/guides/setup/"})
+	outline, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "part": "outline"})
+	if !strings.Contains(outline, "(/tzdocs/guides/setup/#hello-world)") {
+		t.Errorf("the outline does not list #hello-world:\n%s", outline)
+	}
+	errs, _ := checkFindings(t, site)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], `src/content/docs/index.mdx:14: broken-link: the link target "/gone/" names no page`) {
+		t.Errorf("check: want one broken link, /gone/ at line 14; got\n%s", strings.Join(errs, "\n"))
+	}
+}
