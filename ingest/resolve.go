@@ -325,9 +325,9 @@ func outlineAnchors(hs []tzctx.Heading) []string {
 // siteFacts are what a tree's Source read of the site that the resolver
 // needs besides its pages.
 type siteFacts struct {
-	root, routeBase string
-	others          []source.Other
-	redirects       []source.Redirect
+	root, routeBase, siteBase string
+	others                    []source.Other
+	redirects                 []source.Redirect
 }
 
 // Resolver resolves the links of one tree's pages as the tree's
@@ -349,6 +349,9 @@ type Resolver struct {
 	// routeBase is the path the site serves the pages under
 	// (source.Tree.RouteBase).
 	routeBase string
+	// siteBase is the path the whole site is deployed under
+	// (source.Tree.SiteBase).
+	siteBase string
 	// redirects are the site's redirects, followed for a route that names
 	// no page.
 	redirects []source.Redirect
@@ -362,7 +365,7 @@ func newResolver(format, tree string, nav siteFacts, pages []linkPage) *Resolver
 		return nil
 	}
 	r := &Resolver{rules: rules, tree: tree, pages: pages, byFile: map[string]int{}, byKey: map[string]int{},
-		others: nav.others, root: strings.Trim(path.Clean(nav.root), "./"), routeBase: strings.Trim(nav.routeBase, "/"), redirects: nav.redirects}
+		others: nav.others, root: strings.Trim(path.Clean(nav.root), "./"), routeBase: strings.Trim(nav.routeBase, "/"), siteBase: strings.Trim(nav.siteBase, "/"), redirects: nav.redirects}
 	for i, p := range pages {
 		r.byFile[p.file] = i
 		if _, dup := r.byKey[linkKey(tree, p.route)]; !dup {
@@ -461,6 +464,7 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 
 // page finds the listed page a link's path names.
 func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
+	target = r.lessSiteBase(target)
 	root := r.docsRoot(from)
 	seg := path.Base(target)
 	ext := strings.ToLower(path.Ext(seg))
@@ -535,6 +539,23 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 		return 0, LinkElsewhere
 	}
 	return 0, LinkBroken
+}
+
+// lessSiteBase returns an absolute link target without the site's base
+// where it is written with it ("/vite/guide/" where base is "/vite/"
+// names "/guide/"): Astro links its pages so, and VitePress's raw HTML
+// links must be. A target without the base is read as written, as
+// VitePress adds the base to Markdown links.
+func (r *Resolver) lessSiteBase(target string) string {
+	b := r.siteBase
+	switch {
+	case b == "":
+	case target == "/"+b:
+		return "/"
+	case strings.HasPrefix(target, "/"+b+"/"):
+		return strings.TrimPrefix(target, "/"+b)
+	}
+	return target
 }
 
 // route is a link target written as a route, absolute from the site's

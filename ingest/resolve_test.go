@@ -61,7 +61,7 @@ func TestResolveLinkForms(t *testing.T) {
 		served       string
 	}
 	for _, c := range []struct {
-		name, format, root, routeBase string
+		name, format, root, routeBase, siteBase string
 		pages                         []fixturePage
 		others                        []source.Other
 		redirects                     []source.Redirect
@@ -118,6 +118,27 @@ func TestResolveLinkForms(t *testing.T) {
 			{"src/ch03.md", "../std/index.html", LinkElsewhere, ""},
 			{"src/ch03.md", "ch04-old.html#rules", LinkPage, "/d/ch04/#rules"},
 		}},
+		{name: "vitepress base", format: "vitepress", root: "docs", siteBase: "vite", pages: []fixturePage{
+			{"index", "docs/index.md", "# Home\n"},
+			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},
+		}, others: []source.Other{{Folder: "docs/fr", Route: "fr"}}, links: []want{
+			{"docs/index.md", "/vite/guide/features#css-modules", LinkPage, "/d/guide/features/#css-modules"},
+			{"docs/index.md", "/vite/guide/features.html", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/guide/features.md", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/", LinkPage, "/d/"},
+			{"docs/index.md", "/vite", LinkPage, "/d/"},
+			{"docs/index.md", "/guide/features", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/fr/guide/features", LinkElsewhere, ""},
+			{"docs/index.md", "/vitest/guide/features", LinkBroken, ""},
+			{"docs/index.md", "/vite/gone", LinkBroken, ""},
+		}},
+		{name: "starlight base", format: "starlight", root: "src/content/docs", siteBase: "docs", pages: []fixturePage{
+			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
+			{"index", "src/content/docs/index.mdx", "# Home\n"},
+		}, others: []source.Other{{Folder: "src/content/docs/fr", Route: "fr"}}, links: []want{
+			{"src/content/docs/index.mdx", "/docs/guides/i18n/#hello-world", LinkPage, "/d/guides/i18n/#hello-world"},
+			{"src/content/docs/index.mdx", "/docs/fr/guides/i18n/", LinkElsewhere, ""},
+		}},
 		{name: "markdown at the tree folder's root", format: "markdown", pages: []fixturePage{
 			{"guide/setup", "guide/setup.md", "# Setup\n## Install it\n"},
 			{"index", "index.md", "# Home\n"},
@@ -140,7 +161,7 @@ func TestResolveLinkForms(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, redirects: c.redirects}, c.pages)
+			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, siteBase: c.siteBase, redirects: c.redirects}, c.pages)
 			for _, l := range c.links {
 				res := r.Resolve(l.from, l.target)
 				got := ""

@@ -91,3 +91,47 @@ func TestServedAttributeLinks(t *testing.T) {
 		t.Errorf("check: want one broken link, /gone/ at line 14; got\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestServedLinksUnderSiteBase: a VitePress site deployed under base
+// "/vite/" and a Starlight site under Astro's base "/docs" link pages
+// with the base written in (an HTML href, a <LinkCard>, a Markdown link):
+// each is rewritten to the served route, which answers as page, and check
+// reports none of them.
+func TestServedLinksUnderSiteBase(t *testing.T) {
+	for _, c := range []struct {
+		name, dir string
+		files     map[string]string
+		page      string
+		want      []string
+	}{
+		{"vitepress", "docs", map[string]string{
+			"docs/.vitepress/config.ts":    "export default { base: '/vite/', themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+			"docs/guide/features.md":       "# Features\nSee <a href=\"/vite/config/build-options#build-target\">target</a> and [build](/config/build-options.md).\n",
+			"docs/config/build-options.md": "# Build\n## build.target\n",
+		}, "/tzdocs/guide/features/", []string{`<a href="/tzdocs/config/build-options/#buildtarget">`, "[build](/tzdocs/config/build-options/)"}},
+		{"starlight", "", map[string]string{
+			"astro.config.mjs":                 "import starlight from '@astrojs/starlight';\nexport default defineConfig({ base: '/docs', integrations: [starlight({ title: 'S' })] });\n",
+			"src/content/docs/index.mdx":       "---\ntitle: Home\n---\n\n<LinkCard title=\"Setup\" href=\"/docs/guides/setup/\" />\n\nRead [setup](/docs/guides/setup/#hello-world).\n",
+			"src/content/docs/guides/setup.md": "---\ntitle: Setup\n---\n\n## Hello, World!\n",
+		}, "/tzdocs/", []string{`href="/tzdocs/guides/setup/"`, "[setup](/tzdocs/guides/setup/#hello-world)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			site := t.TempDir()
+			testkit.WriteFiles(t, site, c.files)
+			tree := filepath.Join(site, c.dir)
+			data := t.TempDir()
+			mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
+			srv := startServer(t, data, testConfig(0))
+			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": c.page})
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
+				}
+			}
+			mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": strings.SplitN(strings.SplitN(c.want[0], `"`, 3)[1], "#", 2)[0]})
+			if errs, _ := checkFindings(t, tree); len(errs) != 0 {
+				t.Errorf("check reports:\n%s", strings.Join(errs, "\n"))
+			}
+		})
+	}
+}

@@ -147,6 +147,11 @@ type Tree struct {
 	// "docs"), without surrounding slashes: a link to "/docs/x" names the
 	// page x.
 	RouteBase string
+	// SiteBase is the path the whole site is deployed under (VitePress's
+	// and Astro's base), without surrounding slashes; "" for the host's
+	// root. A link written with it ("/vite/guide/" where base is
+	// "/vite/") names the page without it.
+	SiteBase string
 }
 
 // Other is a folder of another locale or version of a site: Folder

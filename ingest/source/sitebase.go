@@ -1,0 +1,18 @@
+package source
+
+import (
+	"path"
+	"strings"
+)
+
+// siteBase returns the base a site's configuration deploys the whole site
+// under (VitePress's base, Astro's base: "/vite/"), without surrounding
+// slashes; "" where it sets none, or the root ("/", VitePress's relative
+// "./").
+func siteBase(conf *JSObject) string {
+	s, ok := jsStr(conf.Get("base"))
+	if !ok {
+		return ""
+	}
+	return strings.Trim(path.Clean("/"+s), "/")
+}
