@@ -62,10 +62,11 @@ func TestResolveLinkForms(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, format, root, routeBase, siteBase string
-		pages                         []fixturePage
-		others                        []source.Other
-		redirects                     []source.Redirect
-		links                         []want
+		version                                 source.Other
+		pages                                   []fixturePage
+		others                                  []source.Other
+		redirects                               []source.Redirect
+		links                                   []want
 	}{
 		{name: "vitepress", format: "vitepress", root: "docs", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
@@ -118,6 +119,28 @@ func TestResolveLinkForms(t *testing.T) {
 			{"src/ch03.md", "../std/index.html", LinkElsewhere, ""},
 			{"src/ch03.md", "ch04-old.html#rules", LinkPage, "/d/ch04/#rules"},
 		}},
+		{name: "docusaurus read at its last version", format: "docusaurus", root: "versioned_docs/version-3.x", routeBase: "docs", version: source.Other{Version: "3.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-3.x/intro.md", "# Intro\n"},
+			{"api/store", "versioned_docs/version-3.x/api/Store.md", "# Store\n### dispatch(action)\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current"}, {Folder: "versioned_docs/version-2.x", Route: "2.x", Version: "2.x"}, {Folder: "i18n/fr", Route: "fr"}}, links: []want{
+			{"versioned_docs/version-3.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/next/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/2.x/api/store#dispatchaction", LinkPage, "/d/api/store/#dispatchaction"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/2.x/removed", LinkOtherVersion, ""},
+			{"versioned_docs/version-3.x/intro.md", "/docs/next", LinkOtherVersion, ""},
+			{"versioned_docs/version-3.x/intro.md", "/docs/gone", LinkBroken, ""},
+			{"versioned_docs/version-3.x/intro.md", "/blog/post", LinkBroken, ""},
+			{"versioned_docs/version-3.x/intro.md", "/fr/docs/intro", LinkElsewhere, ""},
+		}},
+		{name: "docusaurus read at an older version", format: "docusaurus", root: "versioned_docs/version-2.x", routeBase: "docs", version: source.Other{Route: "2.x", Version: "2.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-2.x/intro.md", "# Intro\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current"}, {Folder: "versioned_docs/version-3.x", Route: "", Version: "3.x"}}, links: []want{
+			{"versioned_docs/version-2.x/intro.md", "/docs/2.x/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-2.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-2.x/intro.md", "/docs/2.x/gone", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/blog/post", LinkBroken, ""},
+		}},
 		{name: "vitepress base", format: "vitepress", root: "docs", siteBase: "vite", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
 			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},
@@ -161,7 +184,7 @@ func TestResolveLinkForms(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, siteBase: c.siteBase, redirects: c.redirects}, c.pages)
+			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, siteBase: c.siteBase, redirects: c.redirects, version: c.version}, c.pages)
 			for _, l := range c.links {
 				res := r.Resolve(l.from, l.target)
 				got := ""

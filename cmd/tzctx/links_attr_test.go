@@ -135,3 +135,61 @@ func TestServedLinksUnderSiteBase(t *testing.T) {
 		})
 	}
 }
+
+// TestServedLinksIntoVersions: a versioned Docusaurus site read at its
+// default version (2.0, the first of versions.json) links into its
+// versions by route: one into another version (/docs/next/…, /docs/1.0/…)
+// whose page the read version has is rewritten to that page's served
+// route, which answers as page; one to a page only another version has
+// stays as written and check says so, naming the version and
+// --docs-version, as a warning. Read at current (--docs-version
+// current), its own /docs/next/… routes and the last version's /docs/…
+// resolve alike.
+func TestServedLinksIntoVersions(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"docusaurus.config.js":                  "module.exports = {presets: [['classic', {docs: {}}]]}\n",
+		"versions.json":                         `["2.0", "1.0"]`,
+		"versioned_docs/version-2.0/intro.md":   "# Intro 2.0\n\nSee [next](/docs/next/guide), [one](/docs/1.0/guide), [old](/docs/1.0/removed) and [this](/docs/guide#setup).\n",
+		"versioned_docs/version-2.0/guide.md":   "# Guide 2.0\n\n## Setup\n",
+		"versioned_docs/version-1.0/guide.md":   "# Guide 1.0\n",
+		"versioned_docs/version-1.0/removed.md": "# Removed\n",
+		"docs/intro.md":                         "# Intro next\n\nSee [latest](/docs/guide#setup) and [self](/docs/next/guide).\n",
+		"docs/guide.md":                         "# Guide next\n\n## Setup\n",
+	})
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default", nil, "See [next](/tzdocs/guide/), [one](/tzdocs/guide/), [old](/docs/1.0/removed) and [this](/tzdocs/guide/#setup)."},
+		{"current", []string{"--docs-version", "current"}, "See [latest](/tzdocs/guide/#setup) and [self](/tzdocs/guide/)."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := t.TempDir()
+			mustCLI(t, data, append([]string{"ingest", "--tree", "tzdocs=" + tree, "--version", "v", "--activate"}, c.args...)...)
+			srv := startServer(t, data, testConfig(0))
+			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/intro/"})
+			if !strings.Contains(text, c.want) {
+				t.Errorf("served page:\n%s\nwant it to hold %q", text, c.want)
+			}
+			mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/guide/"})
+			errs, warns := checkFindings(t, tree, c.args...)
+			if len(errs) != 0 {
+				t.Errorf("check errors:\n%s", strings.Join(errs, "\n"))
+			}
+			var other []string
+			for _, w := range warns {
+				if strings.Contains(w, ": other-version: ") {
+					other = append(other, w)
+				}
+			}
+			if c.name == "default" && (len(other) != 1 || !strings.HasPrefix(other[0], `versioned_docs/version-2.0/intro.md:3: other-version: the link target "/docs/1.0/removed" names a page of version 1.0`) || !strings.Contains(other[0], "--docs-version 1.0")) {
+				t.Errorf("check: want one other-version warning for /docs/1.0/removed naming --docs-version 1.0; got\n%s", strings.Join(warns, "\n"))
+			}
+			if c.name == "current" && len(other) != 0 {
+				t.Errorf("check at current: %s", strings.Join(other, "\n"))
+			}
+		})
+	}
+}
