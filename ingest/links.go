@@ -382,8 +382,8 @@ func linkSpans(line string) []linkSpan {
 // maskInline blanks the inline code spans (a run of backticks to the next
 // run of as many on the line) and inline HTML comments of a line, keeping
 // its length, so that no link is read inside them. A backtick just after
-// "{" opens a JSX expression's template literal (to={`/docs/x`}), not a
-// code span.
+// "{" opens a JSX expression's template literal (to={`/docs/x`}), which
+// its next backtick closes, not a code span.
 func maskInline(line string) string {
 	b := []byte(line)
 	blank := func(from, to int) {
@@ -394,7 +394,12 @@ func maskInline(line string) string {
 	for i := 0; i < len(b); {
 		switch {
 		case b[i] == '`' && i > 0 && b[i-1] == '{':
+			// The literal runs to the next backtick, which closes it
+			// and opens no code span.
 			i++
+			if end := bytes.IndexByte(b[i:], '`'); end >= 0 {
+				i += end + 1
+			}
 		case b[i] == '`':
 			n := 0
 			for i+n < len(b) && b[i+n] == '`' {

@@ -50,6 +50,7 @@ func TestPageLinksAttributes(t *testing.T) {
 		{"code and comments", "```jsx\n<Link to=\"/posts\">Posts</Link>\n```\n<!-- <a href=\"/gone\">x</a> -->\n`<a href=\"/code\">`\n", nil},
 		{"not navigation", "<link rel=\"stylesheet\" href=\"/style.css\" />\n", nil},
 		{"an unclosed tag ends at a blank line", "a <b and\n\nthen href=\"/x\" in prose\n", nil},
+		{"JSX template literals around a Markdown link", "<code>{`Array<{ icon: `}[StarlightIcon](/reference/icons/){`; href: string }>`}</code>\n", []string{"/reference/icons/"}},
 		{"empty and other attributes", `<a href="">x</a> <img src="/logo.png" /> <a id="top"></a>` + "\n", nil},
 	} {
 		got := []string{}
