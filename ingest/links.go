@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
@@ -13,12 +14,14 @@ import (
 
 // PageLink is one link of a page's copy: its target as written (angle
 // brackets and escapes removed), its 1-based line in the copy, whether
-// that line is a heading, and the byte span of the destination as written
-// in the copy.
+// that line is a heading, whether it is a tag's attribute rather than a
+// Markdown link, and the byte span of the destination as written in the
+// copy.
 type PageLink struct {
 	Target     string
 	Line       int
 	Heading    bool
+	Attr       bool
 	start, end int
 }
 
@@ -30,12 +33,17 @@ var refDefRE = regexp.MustCompile(`^ {0,3}\[[^\]^][^\]]*\]:[ \t]*(<[^>\n]*>|\S+)
 var atxRE = regexp.MustCompile(`^ {0,3}#{1,6}(?:[ \t]|$)`)
 
 // PageLinks returns the links of a page's copy, whose layout m is
-// (textmap.Scan's): the inline links "[text](target)" and the reference
-// definitions "[label]: target", less those inside fenced code blocks and
-// HTML comments, inline code spans and inline HTML comments. The served
+// (textmap.Scan's), in the order they stand: the inline links
+// "[text](target)", the reference definitions "[label]: target" and the
+// link attributes of tags (an HTML <a href>, a component's href or to
+// prop: attrLinkSpans), less those inside fenced code blocks and HTML
+// comments, inline code spans and inline HTML comments. The served
 // text's links are rewritten from it and tzctx check lints it.
 func PageLinks(copyText string, m *textmap.Map) []PageLink {
 	var out []PageLink
+	masked := []byte(copyText)
+	var lineOffs []int // byte offset of each line start read
+	var headings []bool
 	fi, ci, off := 0, 0, 0
 	for i, line := range strings.SplitAfter(copyText, "\n") {
 		lineOff := off
@@ -43,6 +51,9 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 		if i >= len(m.LineStarts) {
 			break
 		}
+		lineOffs = append(lineOffs, lineOff)
+		heading := atxRE.MatchString(line)
+		headings = append(headings, heading)
 		cp := int(m.LineStarts[i])
 		for fi < len(m.Fences) && m.Fences[fi].End <= cp {
 			fi++
@@ -51,12 +62,13 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 			ci++
 		}
 		if fi < len(m.Fences) && m.Fences[fi].Start <= cp || ci < len(m.Comments) && m.Comments[ci].Start <= cp {
+			blankBytes(masked[lineOff : lineOff+len(line)])
 			continue
 		}
 		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		masked := maskInline(line)
-		heading := atxRE.MatchString(line)
-		if mm := refDefRE.FindStringSubmatchIndex(masked); mm != nil {
+		ml := maskInline(line)
+		copy(masked[lineOff:], ml)
+		if mm := refDefRE.FindStringSubmatchIndex(ml); mm != nil {
 			s, e := mm[2], mm[3]
 			tg := line[s:e]
 			if strings.HasPrefix(tg, "<") {
@@ -64,7 +76,7 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 			}
 			out = append(out, PageLink{Target: tg, Line: i + 1, Heading: heading, start: lineOff + s, end: lineOff + e})
 		}
-		for _, sp := range linkSpans(masked) {
+		for _, sp := range linkSpans(ml) {
 			tg := strings.TrimSpace(line[sp.start:sp.end])
 			if strings.HasPrefix(tg, "<") {
 				if t, _, ok := angleTarget(line[sp.start+1:]); ok {
@@ -77,7 +89,217 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 			out = append(out, PageLink{Target: tg, Line: i + 1, Heading: heading, start: lineOff + sp.start, end: lineOff + sp.end})
 		}
 	}
-	return out
+	attrs := attrLinkSpans(string(masked[:off]))
+	if len(attrs) == 0 {
+		return out
+	}
+	for _, sp := range attrs {
+		line := sort.SearchInts(lineOffs, sp.start+1) - 1
+		out = append(out, PageLink{Target: copyText[sp.start:sp.end], Line: line + 1, Heading: headings[line], Attr: true, start: sp.start, end: sp.end})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
+	// A span inside another (a Markdown link written in an attribute's
+	// value) is read once, as the outer one.
+	kept := out[:1]
+	for _, l := range out[1:] {
+		if l.start >= kept[len(kept)-1].end {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
+
+// blankBytes turns every byte of b but line ends into a space.
+func blankBytes(b []byte) {
+	for k, c := range b {
+		if c != '\n' && c != '\r' {
+			b[k] = ' '
+		}
+	}
+}
+
+// linkAttrs are the attributes whose value is a link a reader follows:
+// HTML's <a href>, and the props the generators' link components take
+// (Docusaurus's <Link to>, Starlight's <LinkCard href> and <LinkButton
+// href>, Mintlify's <Card href>, a Vue component's href).
+var linkAttrs = map[string]bool{"href": true, "to": true}
+
+// notLinkTags are the tags whose href names no page a reader goes to
+// (a stylesheet, the document's base); written in lower case, as HTML
+// writes them: "Link" is a component.
+var notLinkTags = map[string]bool{"link": true, "base": true}
+
+// attrLinkSpans returns the byte spans of the link attributes' values
+// (linkAttrs) of the tags in text, which has its code and comments
+// blanked: a value in double or single quotes, or a JSX expression that
+// is one string literal ({"/x"}, {'/x'}, {`/x`} without ${}). A bound
+// value (Vue's :href, an expression) is no link. A tag runs to its ">",
+// and is left unread at a "<" or a blank line before it, as Markdown
+// ends an HTML block there; each byte is read once.
+func attrLinkSpans(text string) []linkSpan {
+	var out []linkSpan
+	i := 0
+	for {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return out
+		}
+		i += j + 1
+		n := tagNameLen(text[i:])
+		if n == 0 {
+			continue
+		}
+		name := text[i : i+n]
+		i += n
+		var spans []linkSpan
+		i, spans = tagAttrs(text, i)
+		if !notLinkTags[name] {
+			out = append(out, spans...)
+		}
+	}
+}
+
+// tagNameLen is the length of the tag name text starts with: a letter,
+// then letters, digits and ".", "_", ":", "-"; 0 where it starts with
+// none.
+func tagNameLen(text string) int {
+	n := 0
+	for n < len(text) {
+		c := text[n]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || n > 0 && (c >= '0' && c <= '9' || strings.IndexByte("._:-", c) >= 0) {
+			n++
+			continue
+		}
+		break
+	}
+	return n
+}
+
+// tagAttrs reads a tag's attributes from i, just after its name, to the
+// tag's end, and returns where reading stopped and the spans of its link
+// attributes' values.
+func tagAttrs(text string, i int) (int, []linkSpan) {
+	var spans []linkSpan
+	newlines := 0
+	for i < len(text) {
+		c := text[i]
+		switch {
+		case c == '\n':
+			// A blank line ends the block the tag stands in.
+			if newlines++; newlines > 1 {
+				return i, nil
+			}
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+			continue
+		case c == '>':
+			return i + 1, spans
+		case c == '<':
+			return i, nil
+		}
+		newlines = 0
+		n := 0
+		for i+n < len(text) && strings.IndexByte(" \t\r\n=<>/\"'{}", text[i+n]) < 0 {
+			n++
+		}
+		if n == 0 {
+			i++ // a "/" of "/>", a stray quote or brace
+			continue
+		}
+		attr := text[i : i+n]
+		i += n
+		k := i
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+			k++
+		}
+		if k == len(text) || text[k] != '=' {
+			continue
+		}
+		k++
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+			k++
+		}
+		if k == len(text) {
+			return k, nil
+		}
+		var v linkSpan
+		ok := false
+		switch text[k] {
+		case '"', '\'':
+			e := strings.IndexByte(text[k+1:], text[k])
+			if e < 0 {
+				return len(text), nil
+			}
+			v, ok = linkSpan{k + 1, k + 1 + e}, true
+			i = k + 1 + e + 1
+		case '{':
+			e := jsxExprEnd(text, k)
+			if e < 0 {
+				return len(text), nil
+			}
+			v, ok = jsxString(text, k+1, e)
+			i = e + 1
+		default:
+			e := k
+			for e < len(text) && strings.IndexByte(" \t\r\n>", text[e]) < 0 {
+				e++
+			}
+			v, ok = linkSpan{k, e}, e > k
+			i = e
+		}
+		if ok && linkAttrs[attr] && strings.TrimSpace(text[v.start:v.end]) != "" {
+			spans = append(spans, v)
+		}
+	}
+	return i, nil
+}
+
+// jsxExprEnd returns the offset of the "}" that closes the JSX expression
+// opening at text[open], skipping string literals; -1 where none does.
+func jsxExprEnd(text string, open int) int {
+	depth := 0
+	for k := open; k < len(text); k++ {
+		switch c := text[k]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return k
+			}
+		case '"', '\'', '`':
+			e := strings.IndexByte(text[k+1:], c)
+			if e < 0 {
+				return -1
+			}
+			k += 1 + e
+		}
+	}
+	return -1
+}
+
+// jsxString returns the span of the string a JSX expression text[from:to]
+// is, where it is one string literal without interpolation.
+func jsxString(text string, from, to int) (linkSpan, bool) {
+	for from < to && strings.IndexByte(" \t\r\n", text[from]) >= 0 {
+		from++
+	}
+	for to > from && strings.IndexByte(" \t\r\n", text[to-1]) >= 0 {
+		to--
+	}
+	if to-from < 2 {
+		return linkSpan{}, false
+	}
+	q := text[from]
+	if (q != '"' && q != '\'' && q != '`') || text[to-1] != q {
+		return linkSpan{}, false
+	}
+	inner := text[from+1 : to-1]
+	if strings.IndexByte(inner, q) >= 0 || strings.IndexByte(inner, '\\') >= 0 || q == '`' && strings.Contains(inner, "${") {
+		return linkSpan{}, false
+	}
+	return linkSpan{from + 1, to - 1}, true
 }
 
 // rewriteLinks returns a page's copy with each link the resolver resolves
@@ -159,7 +381,9 @@ func linkSpans(line string) []linkSpan {
 
 // maskInline blanks the inline code spans (a run of backticks to the next
 // run of as many on the line) and inline HTML comments of a line, keeping
-// its length, so that no link is read inside them.
+// its length, so that no link is read inside them. A backtick just after
+// "{" opens a JSX expression's template literal (to={`/docs/x`}), which
+// its next backtick closes, not a code span.
 func maskInline(line string) string {
 	b := []byte(line)
 	blank := func(from, to int) {
@@ -169,6 +393,13 @@ func maskInline(line string) string {
 	}
 	for i := 0; i < len(b); {
 		switch {
+		case b[i] == '`' && i > 0 && b[i-1] == '{':
+			// The literal runs to the next backtick, which closes it
+			// and opens no code span.
+			i++
+			if end := bytes.IndexByte(b[i:], '`'); end >= 0 {
+				i += end + 1
+			}
 		case b[i] == '`':
 			n := 0
 			for i+n < len(b) && b[i+n] == '`' {

@@ -138,7 +138,7 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 	}
 	t := &loadedTree{name: src.Name, dir: src.Dir, title: schemas.CleanOneLine(nav.Name, tzctx.MaxTreeTitle), skipped: nav.Skipped, skips: nav.Skips, redirects: nav.Redirects, headingTitles: nav.HeadingTitles, warnings: source.SummariseWarnings(nav.Warnings, opts.MaxWarnings),
 		format: format.Format(), navigation: nav.Navigation, docsVersion: nav.DocsVersion, others: nav.Others, includes: nav.Includes,
-		site: siteFacts{root: nav.Root, routeBase: nav.RouteBase, others: nav.Others, redirects: nav.Redirects}}
+		site: siteFacts{root: nav.Root, routeBase: nav.RouteBase, siteBase: nav.SiteBase, others: nav.Others, redirects: nav.Redirects, version: nav.Version}}
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}

@@ -188,10 +188,16 @@ func linkPageOf(ctx context.Context, rules linkRules, dir *sitefs.Folder, maxByt
 		}
 		outOf[h.Offset] = out
 		// An explicit id replaces the slug; it is taken, so a later
-		// heading of the same slug is counted on.
+		// heading of the same slug is counted on. Clean text has left the
+		// attribute list out of the heading's text and kept its id as the
+		// heading's Anchor.
+		id := h.Anchor
 		if m := headingIDRE.FindStringSubmatch(h.Text); m != nil {
-			setAnchor(lp.anchors, m[1], out)
-			seen[m[1]] = 0
+			id = m[1]
+		}
+		if id != "" {
+			setAnchor(lp.anchors, id, out)
+			seen[id] = 0
 			continue
 		}
 		base := rules.slug(slugText(h.Text))
@@ -319,9 +325,10 @@ func outlineAnchors(hs []tzctx.Heading) []string {
 // siteFacts are what a tree's Source read of the site that the resolver
 // needs besides its pages.
 type siteFacts struct {
-	root, routeBase string
-	others          []source.Other
-	redirects       []source.Redirect
+	root, routeBase, siteBase string
+	others                    []source.Other
+	redirects                 []source.Redirect
+	version                   source.Other
 }
 
 // Resolver resolves the links of one tree's pages as the tree's
@@ -343,6 +350,12 @@ type Resolver struct {
 	// routeBase is the path the site serves the pages under
 	// (source.Tree.RouteBase).
 	routeBase string
+	// siteBase is the path the whole site is deployed under
+	// (source.Tree.SiteBase).
+	siteBase string
+	// version is the version of the site the tree is read at
+	// (source.Tree.Version).
+	version source.Other
 	// redirects are the site's redirects, followed for a route that names
 	// no page.
 	redirects []source.Redirect
@@ -356,7 +369,7 @@ func newResolver(format, tree string, nav siteFacts, pages []linkPage) *Resolver
 		return nil
 	}
 	r := &Resolver{rules: rules, tree: tree, pages: pages, byFile: map[string]int{}, byKey: map[string]int{},
-		others: nav.others, root: strings.Trim(path.Clean(nav.root), "./"), routeBase: strings.Trim(nav.routeBase, "/"), redirects: nav.redirects}
+		others: nav.others, root: strings.Trim(path.Clean(nav.root), "./"), routeBase: strings.Trim(nav.routeBase, "/"), siteBase: strings.Trim(nav.siteBase, "/"), redirects: nav.redirects, version: nav.version}
 	for i, p := range pages {
 		r.byFile[p.file] = i
 		if _, dup := r.byKey[linkKey(tree, p.route)]; !dup {
@@ -384,6 +397,11 @@ const (
 	// another locale or version of the site, or a path that leaves the
 	// folder the pages are published from.
 	LinkElsewhere
+	// LinkOtherVersion: the target is the route of a page of another
+	// version of the site (Resolution.Version names it) whose path the
+	// version the tree is read at has no page of; it is served as
+	// written.
+	LinkOtherVersion
 )
 
 // Resolution is a resolved link: its status, and for a page, its route
@@ -396,6 +414,9 @@ type Resolution struct {
 	Anchor string
 	// File is the file of the page (relative to the tree folder).
 	File string
+	// Version names the version of the site a LinkOtherVersion target is
+	// a page of.
+	Version string
 }
 
 // Target is the resolved link written as a served route, with the anchor
@@ -428,9 +449,10 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 	to := fi
 	if target != "" {
 		var st LinkStatus
-		to, st = r.page(p, target)
+		var version string
+		to, st, version = r.page(p, target)
 		if st != LinkPage {
-			return Resolution{Status: st}
+			return Resolution{Status: st, Version: version}
 		}
 	}
 	tp := &r.pages[to]
@@ -453,8 +475,10 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 	return res
 }
 
-// page finds the listed page a link's path names.
-func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
+// page finds the listed page a link's path names, and for a route of
+// another version of the site, the version.
+func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus, string) {
+	target = r.lessSiteBase(target)
 	root := r.docsRoot(from)
 	seg := path.Base(target)
 	ext := strings.ToLower(path.Ext(seg))
@@ -487,13 +511,16 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 			}
 		}
 	case len(ext) > 1 && ext != seg && seg != "..":
-		return 0, LinkElsewhere // an image, a download
+		return 0, LinkElsewhere, "" // an image, a download
 	default:
 		// A route: absolute from the site's root, relative from the
 		// page's URL.
 		p := r.route(from, target)
 		if i, ok := r.byKey[linkKey(r.tree, p)]; ok {
-			return i, LinkPage
+			return i, LinkPage, ""
+		}
+		if i, st, version, ok := r.versioned(p, r.inDocs(target)); ok {
+			return i, st, version
 		}
 		if r.rules.bare {
 			for _, f := range fileBase(strings.TrimSuffix(target, "/")) {
@@ -501,34 +528,112 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus) {
 			}
 		}
 		if r.other(strings.Trim(p, "/"), false) {
-			return 0, LinkElsewhere
+			return 0, LinkElsewhere, ""
 		}
 	}
 	for _, f := range files {
 		if i, ok := r.byFile[path.Clean(f)]; ok {
-			return i, LinkPage
+			return i, LinkPage, ""
 		}
 	}
 	for _, f := range files {
 		if r.other(path.Clean(f), true) {
-			return 0, LinkElsewhere
+			return 0, LinkElsewhere, ""
 		}
 	}
 	// A route or an old page's .html the site redirects.
 	if ext == "" || ext == ".html" && r.rules.html {
 		if dest, moved := FollowRedirects(r.redirects, strings.TrimSuffix(r.route(from, target), ".html")); moved {
 			if externalLinkRE.MatchString(dest) {
-				return 0, LinkElsewhere
+				return 0, LinkElsewhere, ""
 			}
 			if i, ok := r.byKey[linkKey(r.tree, dest)]; ok {
-				return i, LinkPage
+				return i, LinkPage, ""
 			}
 		}
 	}
 	if !abs && LeavesFolder(from.file, root, target) {
-		return 0, LinkElsewhere
+		return 0, LinkElsewhere, ""
 	}
-	return 0, LinkBroken
+	return 0, LinkBroken, ""
+}
+
+// versioned resolves a route (less the route base) into the site's
+// versions, for a tree read at one version of a versioned site: a route
+// under the tree's own version's path names its page; one under another
+// version's path ("/next/x", "/2.x/x") names the page of the same path in
+// the tree's version where it has one, as the page the reader can read,
+// else it is that version's (LinkOtherVersion); a route under no
+// version's path, read where the tree is not the version served there,
+// is the served version's. It reports false for a route it leaves to the
+// other rules, and for one written outside the route base (inDocs false:
+// a blog post's).
+func (r *Resolver) versioned(p string, inDocs bool) (int, LinkStatus, string, bool) {
+	if r.version.Version == "" || !inDocs {
+		return 0, 0, "", false
+	}
+	rel := strings.Trim(p, "/")
+	under := func(route string) (string, bool) {
+		switch {
+		case route == "":
+			return "", false
+		case rel == route:
+			return "/", true
+		case strings.HasPrefix(rel, route+"/"):
+			return "/" + strings.TrimPrefix(rel, route+"/"), true
+		}
+		return "", false
+	}
+	if rest, ok := under(r.version.Route); ok {
+		if i, ok := r.byKey[linkKey(r.tree, rest)]; ok {
+			return i, LinkPage, "", true
+		}
+		return 0, LinkBroken, "", true
+	}
+	for _, o := range r.others {
+		if o.Version == "" {
+			continue
+		}
+		if rest, ok := under(o.Route); ok {
+			if i, ok := r.byKey[linkKey(r.tree, rest)]; ok {
+				return i, LinkPage, "", true
+			}
+			return 0, LinkOtherVersion, o.Version, true
+		}
+	}
+	if r.version.Route != "" {
+		for _, o := range r.others {
+			if o.Version != "" && o.Route == "" {
+				return 0, LinkOtherVersion, o.Version, true
+			}
+		}
+	}
+	return 0, 0, "", false
+}
+
+// inDocs reports whether a link target is written under the route base
+// the pages are served under: a relative one, or an absolute one that
+// starts with the route base.
+func (r *Resolver) inDocs(target string) bool {
+	b := r.routeBase
+	return !strings.HasPrefix(target, "/") || b == "" || target == "/"+b || strings.HasPrefix(target, "/"+b+"/")
+}
+
+// lessSiteBase returns an absolute link target without the site's base
+// where it is written with it ("/vite/guide/" where base is "/vite/"
+// names "/guide/"): Astro links its pages so, and VitePress's raw HTML
+// links must be. A target without the base is read as written, as
+// VitePress adds the base to Markdown links.
+func (r *Resolver) lessSiteBase(target string) string {
+	b := r.siteBase
+	switch {
+	case b == "":
+	case target == "/"+b:
+		return "/"
+	case strings.HasPrefix(target, "/"+b+"/"):
+		return strings.TrimPrefix(target, "/"+b)
+	}
+	return target
 }
 
 // route is a link target written as a route, absolute from the site's
@@ -544,7 +649,9 @@ func (r *Resolver) route(from *linkPage, target string) string {
 	if !r.rules.urlDir && !strings.HasSuffix(from.path, "index") {
 		base = path.Dir(from.path)
 	}
-	return "/" + strings.TrimPrefix(path.Join(base, target), ".")
+	// As a browser resolves a relative URL: ".." goes no higher than
+	// the site's root.
+	return path.Join("/", base, target)
 }
 
 // other reports whether a route (without slashes around it) or a file
@@ -604,6 +711,10 @@ func LeavesFolder(file, root, target string) bool {
 	}
 	return j != root && !strings.HasPrefix(j, root+"/")
 }
+
+// Version names the version of the site the tree is read at ("3.x",
+// "current"); "" for a site without versions.
+func (r *Resolver) Version() string { return r.version.Version }
 
 // Anchors returns the anchors the generator gives the page of a file,
 // lower-cased, in no order.

@@ -61,11 +61,12 @@ func TestResolveLinkForms(t *testing.T) {
 		served       string
 	}
 	for _, c := range []struct {
-		name, format, root, routeBase string
-		pages                         []fixturePage
-		others                        []source.Other
-		redirects                     []source.Redirect
-		links                         []want
+		name, format, root, routeBase, siteBase string
+		version                                 source.Other
+		pages                                   []fixturePage
+		others                                  []source.Other
+		redirects                               []source.Redirect
+		links                                   []want
 	}{
 		{name: "vitepress", format: "vitepress", root: "docs", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
@@ -118,6 +119,49 @@ func TestResolveLinkForms(t *testing.T) {
 			{"src/ch03.md", "../std/index.html", LinkElsewhere, ""},
 			{"src/ch03.md", "ch04-old.html#rules", LinkPage, "/d/ch04/#rules"},
 		}},
+		{name: "docusaurus read at its last version", format: "docusaurus", root: "versioned_docs/version-3.x", routeBase: "docs", version: source.Other{Version: "3.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-3.x/intro.md", "# Intro\n"},
+			{"api/store", "versioned_docs/version-3.x/api/Store.md", "# Store\n### dispatch(action)\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current"}, {Folder: "versioned_docs/version-2.x", Route: "2.x", Version: "2.x"}, {Folder: "i18n/fr", Route: "fr"}}, links: []want{
+			{"versioned_docs/version-3.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/next/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/2.x/api/store#dispatchaction", LinkPage, "/d/api/store/#dispatchaction"},
+			{"versioned_docs/version-3.x/intro.md", "/docs/2.x/removed", LinkOtherVersion, ""},
+			{"versioned_docs/version-3.x/intro.md", "/docs/next", LinkOtherVersion, ""},
+			{"versioned_docs/version-3.x/intro.md", "/docs/gone", LinkBroken, ""},
+			{"versioned_docs/version-3.x/intro.md", "/blog/post", LinkBroken, ""},
+			{"versioned_docs/version-3.x/intro.md", "/fr/docs/intro", LinkElsewhere, ""},
+		}},
+		{name: "docusaurus read at an older version", format: "docusaurus", root: "versioned_docs/version-2.x", routeBase: "docs", version: source.Other{Route: "2.x", Version: "2.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-2.x/intro.md", "# Intro\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current"}, {Folder: "versioned_docs/version-3.x", Route: "", Version: "3.x"}}, links: []want{
+			{"versioned_docs/version-2.x/intro.md", "/docs/2.x/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-2.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+			{"versioned_docs/version-2.x/intro.md", "/docs/2.x/gone", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/blog/post", LinkBroken, ""},
+		}},
+		{name: "vitepress base", format: "vitepress", root: "docs", siteBase: "vite", pages: []fixturePage{
+			{"index", "docs/index.md", "# Home\n"},
+			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},
+		}, others: []source.Other{{Folder: "docs/fr", Route: "fr"}}, links: []want{
+			{"docs/index.md", "/vite/guide/features#css-modules", LinkPage, "/d/guide/features/#css-modules"},
+			{"docs/index.md", "/vite/guide/features.html", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/guide/features.md", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/", LinkPage, "/d/"},
+			{"docs/index.md", "/vite", LinkPage, "/d/"},
+			{"docs/index.md", "/guide/features", LinkPage, "/d/guide/features/"},
+			{"docs/index.md", "/vite/fr/guide/features", LinkElsewhere, ""},
+			{"docs/index.md", "/vitest/guide/features", LinkBroken, ""},
+			{"docs/index.md", "/vite/gone", LinkBroken, ""},
+		}},
+		{name: "starlight base", format: "starlight", root: "src/content/docs", siteBase: "docs", pages: []fixturePage{
+			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
+			{"index", "src/content/docs/index.mdx", "# Home\n"},
+		}, others: []source.Other{{Folder: "src/content/docs/fr", Route: "fr"}}, links: []want{
+			{"src/content/docs/index.mdx", "/docs/guides/i18n/#hello-world", LinkPage, "/d/guides/i18n/#hello-world"},
+			{"src/content/docs/index.mdx", "/docs/fr/guides/i18n/", LinkElsewhere, ""},
+		}},
 		{name: "markdown at the tree folder's root", format: "markdown", pages: []fixturePage{
 			{"guide/setup", "guide/setup.md", "# Setup\n## Install it\n"},
 			{"index", "index.md", "# Home\n"},
@@ -129,7 +173,10 @@ func TestResolveLinkForms(t *testing.T) {
 		{name: "starlight: routes only, other locales", format: "starlight", root: "src/content/docs", pages: []fixturePage{
 			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
 			{"getting-started", "src/content/docs/getting-started.mdx", "# Start\n"},
+			{"index", "src/content/docs/index.mdx", "# Home\n"},
 		}, others: []source.Other{{Folder: "src/content/docs/fr", Route: "fr"}}, links: []want{
+			// A browser resolves ".." no higher than the site's root.
+			{"src/content/docs/index.mdx", "../guides/i18n/", LinkPage, "/d/guides/i18n/"},
 			{"src/content/docs/getting-started.mdx", "/guides/i18n/#hello-world", LinkPage, "/d/guides/i18n/#hello-world"},
 			{"src/content/docs/guides/i18n.mdx", "../../getting-started/", LinkPage, "/d/getting-started/"},
 			{"src/content/docs/getting-started.mdx", "/fr/guides/i18n/", LinkElsewhere, ""},
@@ -137,7 +184,7 @@ func TestResolveLinkForms(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, redirects: c.redirects}, c.pages)
+			r := fixtureResolver(t, c.format, siteFacts{root: c.root, others: c.others, routeBase: c.routeBase, siteBase: c.siteBase, redirects: c.redirects, version: c.version}, c.pages)
 			for _, l := range c.links {
 				res := r.Resolve(l.from, l.target)
 				got := ""

@@ -32,7 +32,8 @@ func TestServedLinksResolve(t *testing.T) {
 		// measured on the corpora as they are.
 		rewritten, unresolved, offOutline, left int
 	}{
-		{"fastapi-docs", "fastapi-docs/docs/en", 139, 0, 0, 0},
+		// FastAPI: one link is an HTML <a href="#in-a-hurry">.
+		{"fastapi-docs", "fastapi-docs/docs/en", 140, 0, 0, 0},
 		// Redux: 25 fragments name no heading (renamed or removed
 		// upstream; tzctx check reports 24 of them, the 25th names the
 		// page's level-1 heading); 2 links stand in headings.
@@ -40,7 +41,9 @@ func TestServedLinksResolve(t *testing.T) {
 		// Vite: 18 fragments name headings the pages no longer have; 2
 		// name level-1 headings.
 		{"vite-docs", "vite-docs", 413, 0, 20, 0},
-		{"starlight-docs", "starlight-docs", 267, 0, 0, 0},
+		// Starlight: 15 links are tags' attributes (<LinkCard href>,
+		// <LinkButton href>, <a href> in <code>), outside code.
+		{"starlight-docs", "starlight-docs", 282, 0, 0, 0},
 		// The Rust book: 5 fragments name a heading inside a block quote,
 		// which the outline does not list (3), or a heading renamed
 		// upstream (2); an old heading's <a id> names the heading after

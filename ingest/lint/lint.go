@@ -98,6 +98,7 @@ const (
 	RuleUnlisted     = "unlisted-file" // a page file the manifest does not list
 	RuleNavigation   = "navigation"    // what a format's reader could not follow, and how it fell back
 	RuleCTX08        = "ctx-08-"       // prefix of surface's rules
+	RuleOtherVersion = "other-version" // a link to a page of a version of the site the tree is not read at, served as written
 )
 
 // shown is file (a path as ingest names it) relative to the site folder,
@@ -261,7 +262,7 @@ func lintTree(ctx context.Context, res *finding.Report, site string, r *ingest.R
 		p := &t.Pages[i]
 		var links []link
 		if opts.Links != LinksOff && t.Links != nil {
-			lintResolved(t, p, fileOf(p), broken)
+			lintResolved(t, p, fileOf(p), broken, func(f finding.Finding) { res.Warnings = append(res.Warnings, f) })
 		} else if opts.Links != LinksOff {
 			links = pageLinks(p)
 		}
@@ -343,13 +344,15 @@ type link struct {
 	line   int
 }
 
-// pageLinks returns the links of a page's copy (ingest.PageLinks) less
-// external targets (a scheme, or "//").
+// pageLinks returns the Markdown links of a page's copy (ingest.PageLinks)
+// less external targets (a scheme, or "//"). A tree without a resolver
+// (Mintlify's) is linted as before tags' link attributes were read: its
+// components' hrefs are routes served as written.
 func pageLinks(p *ingest.PageReport) []link {
 	var out []link
 	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
 		tg := strings.TrimSpace(l.Target)
-		if tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
+		if l.Attr || tg == "" || externalRE.MatchString(tg) || strings.HasPrefix(tg, "//") || strings.HasPrefix(tg, "{") {
 			continue
 		}
 		out = append(out, link{target: tg, line: l.Line})
@@ -360,10 +363,12 @@ func pageLinks(p *ingest.PageReport) []link {
 // lintResolved lints the links of a page of a tree whose generator's
 // resolver ingest rewrites the served links with (t.Links): a link that
 // resolves to no page is broken, a fragment that names no anchor of its
-// page is a broken anchor; external links, other files, other locales and
+// page is a broken anchor; a route of another version of the site whose
+// page the tree's version lacks is a warning (warn), as the served text
+// keeps it as written; external links, other files, other locales and
 // versions of the site and paths that leave the published folder are not
 // checked.
-func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broken func(finding.Finding)) {
+func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broken, warn func(finding.Finding)) {
 	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
 		at := finding.Finding{File: file, Line: p.Line(l.Line)}
 		r := t.Links.Resolve(p.File, l.Target)
@@ -389,6 +394,11 @@ func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broke
 			} else {
 				at.Message += ", which has no heading; link the page without the anchor"
 			}
+		case ingest.LinkOtherVersion:
+			at.Rule = RuleOtherVersion
+			at.Message = fmt.Sprintf("the link target %q names a page of version %s of the site, which this tree is not read at (it is read at %s, which has no page at that path), so it is served as written and cannot be followed; link a page of %s, or ingest that version with --docs-version %s", l.Target, r.Version, t.Links.Version(), t.Links.Version(), r.Version)
+			warn(at)
+			continue
 		default:
 			continue
 		}

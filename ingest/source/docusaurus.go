@@ -134,6 +134,9 @@ func (Docusaurus) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*
 			return nil, &Error{File: path.Join(cfgDir, "versions.json"), Problem: fmt.Sprintf("version %s has no folder %s", version, r.docsDir), Fix: "add the version's docs, or name another version with --docs-version"}
 		}
 	}
+	var routes []Other
+	r.tree.Version, routes = docuVersionRoutes(conf, docsOpts, cfgDir, docsPath, r.versionNames, dir.Exists(path.Join(cfgDir, "versions.json")), version)
+	r.tree.Others = append(r.tree.Others, routes...)
 	if err := r.scan(); err != nil {
 		return nil, err
 	}

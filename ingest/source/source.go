@@ -153,13 +153,26 @@ type Tree struct {
 	// "docs"), without surrounding slashes: a link to "/docs/x" names the
 	// page x.
 	RouteBase string
+	// SiteBase is the path the whole site is deployed under (VitePress's
+	// and Astro's base), without surrounding slashes; "" for the host's
+	// root. A link written with it ("/vite/guide/" where base is
+	// "/vite/") names the page without it.
+	SiteBase string
+	// Version is the version of a versioned site the tree is read at (a
+	// Docusaurus version): its name and its Route below RouteBase ("" for
+	// the version the site serves at RouteBase itself, "next" for
+	// Docusaurus's current); zero for a site without versions.
+	Version Other
 }
 
 // Other is a folder of another locale or version of a site: Folder
 // relative to the tree folder, Route the route prefix its pages are
-// served under, each without surrounding slashes.
+// served under, each without surrounding slashes. A version's Route is
+// below the tree's RouteBase, and Version names it ("2.x", "current");
+// a locale's Route is from the site's root, and Version is "".
 type Other struct {
 	Folder, Route string
+	Version       string
 }
 
 // SkipKind is a kind of navigation entry a reader skips, as ingest names

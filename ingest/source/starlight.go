@@ -180,6 +180,7 @@ func (Starlight) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		}
 	}
 	r.tree.Root = content
+	r.tree.SiteBase = siteBase(conf)
 	return r.tree, nil
 }
 

@@ -134,6 +134,7 @@ func (VitePress) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*T
 		}
 	}
 	r.tree.Root = r.src
+	r.tree.SiteBase = siteBase(conf)
 	return r.tree, nil
 }
 
