@@ -29,9 +29,7 @@ var mintlifyDigests = map[string]string{
 }
 
 func TestMintlifyCorporaDigests(t *testing.T) {
-	if testing.Short() {
-		t.Skip("ingests four real corpora")
-	}
+	testkit.Long(t, "ingests four real corpora")
 	corpora := testkit.Corpora(t)
 	defer ingest.SetDerivation(mintlifyDerivation)()
 	for name, want := range mintlifyDigests {

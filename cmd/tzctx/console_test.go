@@ -130,6 +130,7 @@ func TestConsoleOff(t *testing.T) {
 // the test's temporary folder; TZCTX_README_SHOT, where set, is where
 // the screenshot of docs/operating.md is written.
 func TestConsoleE2E(t *testing.T) {
+	testkit.Long(t, "drives the console in a browser")
 	chromium := os.Getenv("TZCTX_CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"

@@ -191,9 +191,7 @@ func runDocBlock(t *testing.T, name string, cmds []string, dir string, env []str
 // A command it leaves out is one of docExceptions, which says why; each
 // exception must still match a command of some page.
 func TestDocsCommandsRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs the pages' commands against a server")
-	}
+	testkit.Long(t, "runs the pages' commands against a tzctx child process, on the real corpora")
 	needTools(t, "bash", "curl", "jq")
 	corpora := testkit.Corpora(t)
 	bin := buildBinary(t)
@@ -360,9 +358,7 @@ func recipeIndexAndPage(t *testing.T, c *client.Client, tree string) (string, er
 // tree (issue 31), the tree is refused as no tree of the contract's, and
 // the test skips saying so.
 func TestReadmeClaudeCodeRecipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and follows the README's recipe")
-	}
+	testkit.Long(t, "follows the README's recipe with tzctx child processes")
 	needTools(t, "bash")
 	corpora := testkit.Corpora(t)
 	cmds := readmeRecipe(t)

@@ -89,9 +89,7 @@ func runGuide(t *testing.T, name string, md []byte, dir string, env []string) st
 // cannot teach a call that fails (CTX-06), then checks what each guide
 // claims to have done.
 func TestGuidesRunAgainstAServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs the guides")
-	}
+	testkit.Long(t, "runs the guides against tzctx child processes")
 	needTools(t, "bash", "curl", "jq", "awk")
 	bin := buildBinary(t)
 	work := t.TempDir()

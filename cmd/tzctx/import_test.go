@@ -178,9 +178,7 @@ func TestImportConflict(t *testing.T) {
 // folder, which the next import removes; one stopped with SIGTERM while
 // its input stalls ends at once and leaves nothing.
 func TestKillImport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testkit.Long(t, "kills tzctx import child processes")
 	bin := buildBinary(t)
 	_, file := exported(t)
 	arch, err := os.ReadFile(file)

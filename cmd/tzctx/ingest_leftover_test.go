@@ -34,9 +34,7 @@ func noFolder(t *testing.T, data string, p *proc) {
 // the next run clears, even a run that fails before it builds. An empty
 // staging/ (and versions/) folder was once left by every such failure.
 func TestIngestLeavesNoFolder(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs ingests as subprocesses")
-	}
+	testkit.Long(t, "runs tzctx ingest child processes")
 	bin := buildBinary(t)
 	env := []string{"TZCTX_DATA="}
 	big := filepath.Join(t.TempDir(), "big")

@@ -134,9 +134,7 @@ func deepTree(t *testing.T, dir string, groups, per int) int {
 // each under an address-space limit and a deadline; and it stops ingests
 // with SIGTERM in each phase.
 func TestIngestStopsAndBounds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs ingests as subprocesses")
-	}
+	testkit.Long(t, "runs tzctx ingest child processes")
 	bin := buildBinary(t)
 	env := []string{"TZCTX_DATA="}
 

@@ -17,9 +17,7 @@ import (
 // leaves either no version or a whole one that verifies, and never a
 // damaged one; the next ingest of the same site succeeds.
 func TestKillDuringCommit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and ingests a large synthetic site several times")
-	}
+	testkit.Long(t, "kills tzctx ingest child processes of a large synthetic site several times")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	data := filepath.Join(work, "data")

@@ -197,6 +197,7 @@ const killMinimum = 50
 // part needs versitygw and runs first; the parts after it make up what it
 // did not run, so the verdict does not depend on which parts ran.
 func TestKillHarness(t *testing.T) {
+	testkit.Long(t, "kills tzctx child processes at many points of their work")
 	bin := buildBinary(t)
 	var log killLog
 	start := time.Now()

@@ -160,6 +160,7 @@ func startServeProc(t *testing.T, bin, dataDir, cfg string, env []string) (*proc
 // code, the data directory still opens, and the next server records
 // beside the dead one's files.
 func TestRecordsSurviveSIGKILL(t *testing.T) {
+	testkit.Long(t, "kills a tzctx serve child process under load")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")

@@ -675,9 +675,7 @@ func waitForTrue(timeout time.Duration, cond func() bool) bool {
 // answers must be identical; the latencies are logged with their KS D,
 // and asserted only loosely (see "Soak and access tests" in the choices).
 func TestAccessSearchTimingLargeHiddenTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: ingesting a 2000-page hidden tree takes a while")
-	}
+	testkit.Long(t, "ingesting a 2000-page hidden tree takes a while")
 	tzctxBin(t)
 	site := testkit.SampleSite(t)
 	hidden := filepath.Join(t.TempDir(), "hidden")

@@ -132,6 +132,7 @@ var linkRE = regexp.MustCompile(`\]\((/[^)\s]*)\)`)
 // the machine is too slow to make one activation every 6 s and 100 calls
 // in it.
 func TestSoak(t *testing.T) {
+	testkit.Long(t, "soaks a tzctx serve child process for minutes")
 	dur := soakDuration(t)
 	warm := dur / 3
 	if dur >= 2*time.Minute {

@@ -1,0 +1,23 @@
+package testkit
+
+import "testing"
+
+// LongTarget is the make target that runs the long tier: the tests that
+// need the real corpora, child processes at scale, soak, kills or the
+// browser, and the exhaustive forms of the sampled tests.
+const LongTarget = "make test-long"
+
+// Long skips the test under go test -short, which make test passes, saying
+// why it is long and that it runs in make test-long; without -short (make
+// test-long, make bench, or a plain go test of one package) it returns and
+// the test runs.
+func Long(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s: runs in %s (skipped under go test -short)", why, LongTarget)
+	}
+}
+
+// Exhaustive reports whether the test runs its exhaustive form (make
+// test-long) rather than its sample (make test, go test -short).
+func Exhaustive() bool { return !testing.Short() }
