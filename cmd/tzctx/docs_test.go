@@ -34,8 +34,8 @@ var docPages = []string{"README.md", "docs/getting-started.md", "docs/reading.md
 var docExceptions = []struct{ prefix, why string }{
 	{"make build", "the test builds bin/tzctx itself with go build, as make build does"},
 	{"make run", "serves until stopped: the test starts what make run starts, bin/tzctx serve on ./tzctx-data (which ingests the embedded sample into it), and runs the page's commands against it; TestReadmeWorkedExample serves with a configuration file"},
-	{"make test", "the whole suite: .ci/run runs it in CI"},
-	{"make fuzz", "every fuzz target: .ci/run runs it (make fuzz FUZZTIME=5s)"},
+	{"make test", "the test tiers (make test, and make test-long, whose prefix this is too): .ci/run runs both in CI"},
+	{"make fuzz", "every fuzz target: .ci/run runs it through make test-long (FUZZTIME=5s)"},
 	{"claude mcp add", "needs Claude Code itself: TestReadmeClaudeCodeRecipe starts the command it is given with an MCP client instead"},
 	{"bin/tzctx --data ./docs-data serve", "serves until stopped: TestReadmeClaudeCodeRecipe starts it (on a free port) and reads the recipe's tree over /mcp"},
 	{"bin/tzctx --data ./tzctx-data mcp", "serves stdio until its client goes: TestMCPStdioProcesses and TestReadmeClaudeCodeRecipe run tzctx mcp with an MCP client"},
