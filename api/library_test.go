@@ -17,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/query"
 )
@@ -112,7 +113,7 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 			}
 			members, isJSON := textmap.JSONMembers(whole.Text)
 			isJSON = isJSON && strings.HasSuffix(path, ".json")
-			for _, limit := range libraryLimits(whole.Text, whole.Total, limits.TextMaxLimit, members, testkit.Exhaustive()) {
+			for _, limit := range libraryLimits(whole.Text, whole.Total, limits.TextMaxLimit, members, tier.Exhaustive()) {
 				var b strings.Builder
 				off, stamp := 0, ""
 				for {

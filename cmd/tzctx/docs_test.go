@@ -20,6 +20,7 @@ import (
 	sampledata "github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/server"
 )
@@ -191,7 +192,7 @@ func runDocBlock(t *testing.T, name string, cmds []string, dir string, env []str
 // A command it leaves out is one of docExceptions, which says why; each
 // exception must still match a command of some page.
 func TestDocsCommandsRun(t *testing.T) {
-	testkit.Long(t, "runs the pages' commands against a tzctx child process, on the real corpora")
+	tier.Long(t, "runs the pages' commands against a tzctx child process, on the real corpora")
 	needTools(t, "bash", "curl", "jq")
 	corpora := testkit.Corpora(t)
 	bin := buildBinary(t)
@@ -358,7 +359,7 @@ func recipeIndexAndPage(t *testing.T, c *client.Client, tree string) (string, er
 // tree (issue 31), the tree is refused as no tree of the contract's, and
 // the test skips saying so.
 func TestReadmeClaudeCodeRecipe(t *testing.T) {
-	testkit.Long(t, "follows the README's recipe with tzctx child processes")
+	tier.Long(t, "follows the README's recipe with tzctx child processes")
 	needTools(t, "bash")
 	corpora := testkit.Corpora(t)
 	cmds := readmeRecipe(t)

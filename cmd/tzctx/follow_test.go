@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/ops/objstore"
 )
 
@@ -63,7 +64,7 @@ func awaitFollow(t *testing.T, d time.Duration, what string, cond func() (bool, 
 // replica keeps its version; once the store is back it takes the next
 // version, and it keeps at most follow.keep versions.
 func TestPublishAndFollow(t *testing.T) {
-	testkit.Long(t, "publishes and follows with tzctx child processes and an S3 server")
+	tier.Long(t, "publishes and follows with tzctx child processes and an S3 server")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	env := s3.Env()
@@ -250,7 +251,7 @@ func grepLines(s, sub string) string {
 // leaves no download or version behind, and takes v2 once the store is
 // reachable again.
 func TestStoreStoppedMidDownload(t *testing.T) {
-	testkit.Long(t, "cuts the store under a following tzctx child process mid-download")
+	tier.Long(t, "cuts the store under a following tzctx child process mid-download")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/slow"
@@ -297,7 +298,7 @@ func TestStoreStoppedMidDownload(t *testing.T) {
 // stays on the version it serves; the publish run again completes and
 // the follower takes it.
 func TestInterruptedPublish(t *testing.T) {
-	testkit.Long(t, "kills a tzctx publish child process mid-upload")
+	tier.Long(t, "kills a tzctx publish child process mid-upload")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/interrupted"
@@ -389,7 +390,7 @@ func TestFollowReplacesADamagedCopy(t *testing.T) {
 // are 1 s; the waits are bounded generously, so the verdict does not
 // depend on the machine's speed.
 func TestFollowStalledStore(t *testing.T) {
-	testkit.Long(t, "stalls the store under a following tzctx child process until its timeouts fire")
+	tier.Long(t, "stalls the store under a following tzctx child process until its timeouts fire")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/stalled"

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // buildBinary returns tzctx built once for this package's tests
@@ -210,7 +211,7 @@ var servingRE = regexp.MustCompile(`serving addr=(127\.0\.0\.1:\d+)`)
 // running server nor the data directory, and the next ingest and
 // activation work, reaching the running server through SIGHUP.
 func TestKillIngest(t *testing.T) {
-	testkit.Long(t, "kills a tzctx ingest child process of a large synthetic site")
+	tier.Long(t, "kills a tzctx ingest child process of a large synthetic site")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 const stream = `{"Action":"start","Package":"example.com/a"}
@@ -56,7 +56,7 @@ func TestCopy(t *testing.T) {
 // TestRealStream runs go test -json on a package of this module and
 // checks its closing line comes through as plain go test prints it.
 func TestRealStream(t *testing.T) {
-	testkit.Long(t, "runs go test")
+	tier.Long(t, "runs go test")
 	raw, err := exec.Command("go", "test", "-count=1", "-json", "-run", "^TestCopy$", ".").Output()
 	if err != nil {
 		t.Fatalf("go test -json: %v", err)

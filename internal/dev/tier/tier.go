@@ -1,4 +1,8 @@
-package testkit
+// Package tier marks a test of the long tier: make test runs go test
+// -short, under which Long skips the test, saying it runs in make
+// test-long; make test-long runs every test. It imports nothing of the
+// module, so the internal tests of every package may use it.
+package tier
 
 import "testing"
 
