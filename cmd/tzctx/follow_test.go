@@ -344,6 +344,7 @@ func TestInterruptedPublish(t *testing.T) {
 // removes it and takes the version again from the store, rather than
 // failing to activate it at every poll.
 func TestFollowReplacesADamagedCopy(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/repair"
@@ -462,6 +463,7 @@ func TestFollowStalledStore(t *testing.T) {
 // /healthz with the bound and the member to raise, and stores nothing of
 // it; it takes the version once a server with a bound it fits follows.
 func TestFollowVersionBound(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/bounded"
