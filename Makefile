@@ -45,19 +45,36 @@ eval: build
 # overrides it), which then runs the tests pointed at them.
 TOOLS = GO=$(GO) ./.ci/tools
 
+# The tests run in two tiers (contracts/choices.md, "Tests in two
+# tiers"). make test runs go test -short: the unit and in-process tests,
+# with -race, the tzctx binary the child-process tests run built once per
+# test process; a test of the long tier skips there, saying "runs in make
+# test-long". make test-long runs every test without -short: those of
+# make test and the long tier (the real corpora, child processes at scale,
+# soak, kills, the browser, the exhaustive forms of the sampled tests),
+# then make fuzz for LONG_FUZZTIME per target. CI runs both.
+#
 # go test -json goes through internal/dev/testreport, which prints what plain
 # go test would (each package's line, each failed test's output) and then
 # every skipped test with its reason and the counts; the whole event
-# stream is kept in bin/test.json. The target's status is go test's.
+# stream is kept in bin/test.json (bin/test-long.json for make test-long).
+# The target's status is go test's.
 # -race needs cgo and a C compiler; where Go finds none (CGO_ENABLED=0),
 # the tests run without the race detector, and the target says so.
 RACE = $(shell [ "$$($(GO) env CGO_ENABLED)" = 1 ] && echo -race)
+# go test FLAGS, through testreport, keeping the stream in bin/$(1).json.
+GO_TEST = mkdir -p bin && $(GO) build -o bin/testreport ./internal/dev/testreport/main && \
+	{ [ -n "$(RACE)" ] || echo "make $@: no C compiler for cgo (go env CGO_ENABLED is 0), so the tests run without -race; install gcc for the race detector"; } && \
+	TZCTX_CORPORA=$(CORPORA) $(TOOLS) bash -o pipefail -c '$(GO) test $(RACE) $(2) -json ./... | tee bin/$(1).json | bin/testreport'
+LONG_FUZZTIME ?= 5s
+.PHONY: test-long
 test:
 	$(GO) vet ./...
-	@mkdir -p bin
-	$(GO) build -o bin/testreport ./internal/dev/testreport/main
-	@[ -n "$(RACE)" ] || echo "make test: no C compiler for cgo (go env CGO_ENABLED is 0), so the tests run without -race; install gcc for the race detector"
-	TZCTX_CORPORA=$(CORPORA) $(TOOLS) bash -o pipefail -c '$(GO) test $(RACE) -timeout 45m -json ./... | tee bin/test.json | bin/testreport'
+	$(call GO_TEST,test,-short -timeout 45m)
+
+test-long:
+	$(call GO_TEST,test-long,-timeout 45m)
+	$(MAKE) fuzz FUZZTIME=$(LONG_FUZZTIME)
 
 # Fuzz every fuzz target of the module (discovered with go list and
 # go test -list) for FUZZTIME each, without -race; .ci/fuzz prints each

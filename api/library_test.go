@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/query"
 )
@@ -79,7 +83,9 @@ func TestReadLibraryEntryGated(t *testing.T) {
 // TestReadLibraryEntryEveryLimit: paging each sample file at every limit
 // from 1 to the maximum joins it byte for byte, and a .json file is cut
 // at no line start inside a first- or second-depth member shorter than
-// half the limit.
+// half the limit. Under go test -short (make test) it pages
+// at a sample of the limits, libraryLimits; make test-long pages at every
+// one.
 func TestReadLibraryEntryEveryLimit(t *testing.T) {
 	limits, err := plane.Limits()
 	if err != nil {
@@ -107,7 +113,7 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 			}
 			members, isJSON := textmap.JSONMembers(whole.Text)
 			isJSON = isJSON && strings.HasSuffix(path, ".json")
-			for limit := 1; limit <= limits.TextMaxLimit; limit++ {
+			for _, limit := range libraryLimits(whole.Text, whole.Total, limits.TextMaxLimit, members, tier.Exhaustive()) {
 				var b strings.Builder
 				off, stamp := 0, ""
 				for {
@@ -136,9 +142,6 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 				if b.String() != whole.Text {
 					t.Fatalf("%s/%s at limit %d: the chunks do not join to the file", e.Name, path, limit)
 				}
-				if limit > whole.Total {
-					break
-				}
 			}
 			// Over HTTP, at a limit that pages, the joined text is the file.
 			var b strings.Builder
@@ -161,6 +164,77 @@ func TestReadLibraryEntryEveryLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// librarySampleSeed seeds libraryLimits' random limits, so a failure
+// names a limit that the next run pages at again.
+const librarySampleSeed = 34
+
+// librarySmallFile is the length up to which libraryLimits samples every
+// limit to 64 and every chunk edge.
+const librarySmallFile = 2048
+
+// libraryLimits returns, ascending, the limits at which
+// TestReadLibraryEntryEveryLimit pages a file of text (total its length,
+// maxLimit the largest limit, members its JSON members): with exhaustive,
+// every limit from 1 to the first that holds the whole file in one chunk
+// (total+1, at most maxLimit); else a sample proving the same cuts: every
+// limit to 64 (on a small file), every chunk edge (a limit equal to a line's start, and one
+// either side; twice a first- or second-depth member's length, and one
+// more, where the rule against cutting inside a member begins; the file's
+// length and one either side; the maximum), and 32 limits drawn with a
+// fixed seed. A file longer than librarySmallFile is paged at no limit
+// below 16 and at eight limits from 16 to 64 drawn with the seed.
+func libraryLimits(text string, total, maxLimit int, members []textmap.Member, exhaustive bool) []int {
+	last := min(total+1, maxLimit)
+	if exhaustive {
+		all := make([]int, last)
+		for i := range all {
+			all[i] = i + 1
+		}
+		return all
+	}
+	set := map[int]bool{}
+	// A larger file pages at a small limit in thousands of reads: the
+	// small files prove every limit to 64, it limits from 16 on and a
+	// seeded eight of 16 to 64.
+	floor := 1
+	rng := rand.New(rand.NewPCG(librarySampleSeed, uint64(total)))
+	if total > librarySmallFile {
+		floor = 16
+		for range 8 {
+			set[16+rng.IntN(49)] = true
+		}
+	}
+	add := func(l int) {
+		if l >= floor && l <= last {
+			set[l] = true
+		}
+	}
+	for l := 1; l <= 64 && floor == 1; l++ {
+		add(l)
+	}
+	for i, c := range text {
+		if c == '\n' {
+			add(i)
+			add(i + 1)
+			add(i + 2)
+		}
+	}
+	for _, m := range members {
+		if m.Depth <= 2 {
+			add(2 * (m.End - m.Start))
+			add(2*(m.End-m.Start) + 1)
+		}
+	}
+	add(total - 1)
+	add(total)
+	add(total + 1)
+	add(maxLimit)
+	for range 32 {
+		add(1 + rng.IntN(last))
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // TestListLibraryOutdatedAfterNewVersion: rows taken from one version

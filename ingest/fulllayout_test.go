@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/store"
 )
@@ -67,6 +68,10 @@ func TestComposedFullLayoutIsTheScan(t *testing.T) {
 	}
 	for _, name := range []string{"browser-use-docs", "mcp-docs", "mintlify-docs", "powershell-docs"} {
 		dir := filepath.Join(corpora, name)
+		if !tier.Exhaustive() {
+			t.Logf("corpus %s: its pages are checked in %s", name, tier.LongTarget)
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(dir, "docs.json")); err != nil {
 			t.Logf("corpus %s is absent from %s: its pages are not checked (set TZCTX_CORPORA)", name, corpora)
 			continue
@@ -134,7 +139,9 @@ func TestStoredWholeTextIsComposed(t *testing.T) {
 	if corpora == "" {
 		corpora = filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpora")
 	}
-	if dir := filepath.Join(corpora, "mcp-docs"); fileExists(filepath.Join(dir, "docs.json")) {
+	if dir := filepath.Join(corpora, "mcp-docs"); !tier.Exhaustive() {
+		t.Logf("corpus mcp-docs: its whole text is checked in %s; the sample site alone is checked here", tier.LongTarget)
+	} else if fileExists(filepath.Join(dir, "docs.json")) {
 		trees = append(trees[:0:0], trees...)
 		for i := range trees {
 			if trees[i].Name == "tzdocs" {

@@ -32,9 +32,6 @@ func TestCorpora(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.corpus, func(t *testing.T) {
-			if testing.Short() && c.pages > 1000 {
-				t.Skip("large corpus skipped in -short mode")
-			}
 			dir := testkit.Corpus(t, c.corpus)
 			st := testkit.Ingest(t, ingest.TreeSource{Name: "tzdocs", Dir: dir})
 			v, err := st.Acquire()

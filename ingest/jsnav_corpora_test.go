@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // TestJSNavigationCorporaIngest loads the three corpora whose navigation is
@@ -16,6 +18,7 @@ import (
 // and a known page has its route and its title (navigation label, front
 // matter title, or first heading).
 func TestJSNavigationCorporaIngest(t *testing.T) {
+	tier.Long(t, "needs the real corpora")
 	_, file, _, _ := runtime.Caller(0)
 	corpora := os.Getenv("TZCTX_CORPORA")
 	if corpora == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
@@ -29,9 +30,7 @@ var mintlifyDigests = map[string]string{
 }
 
 func TestMintlifyCorporaDigests(t *testing.T) {
-	if testing.Short() {
-		t.Skip("ingests four real corpora")
-	}
+	tier.Long(t, "ingests four real corpora")
 	corpora := testkit.Corpora(t)
 	defer ingest.SetDerivation(mintlifyDerivation)()
 	for name, want := range mintlifyDigests {

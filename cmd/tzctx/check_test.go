@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/ingest/lint"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/finding"
 )
 
@@ -324,9 +325,7 @@ func TestCheckSampleSite(t *testing.T) {
 // and a line. It runs the binary, so that the corpora's pages do not swell
 // this process, whose size the memory tests' children inherit.
 func TestCheckCorpora(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and lints four real documentation sets")
-	}
+	tier.Long(t, "lints four real documentation sets with a tzctx child process")
 	testkit.Corpora(t)
 	bin := buildBinary(t)
 	for _, c := range []string{"browser-use-docs", "mcp-docs", "mintlify-docs", "powershell-docs"} {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx/internal/console"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/server"
 )
@@ -130,6 +131,7 @@ func TestConsoleOff(t *testing.T) {
 // the test's temporary folder; TZCTX_README_SHOT, where set, is where
 // the screenshot of docs/operating.md is written.
 func TestConsoleE2E(t *testing.T) {
+	tier.Long(t, "drives the console in a browser")
 	chromium := os.Getenv("TZCTX_CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // TestActivateRefusesDamagedVersion: a damaged pages.db is refused by
@@ -91,9 +92,7 @@ func TestReingestOverDamagedVersion(t *testing.T) {
 // TestRefusalLoggedOnce: the real binary logs a refused version once, not
 // at every watch tick, and again only when asked to look again (SIGHUP).
 func TestRefusalLoggedOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	tier.Long(t, "waits for the watch ticks of a tzctx serve child process")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	data := filepath.Join(work, "data")

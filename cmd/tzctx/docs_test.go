@@ -20,6 +20,7 @@ import (
 	sampledata "github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/textmap"
 	"github.com/turnzerocloud/tzctx/server"
 )
@@ -34,8 +35,8 @@ var docPages = []string{"README.md", "docs/getting-started.md", "docs/reading.md
 var docExceptions = []struct{ prefix, why string }{
 	{"make build", "the test builds bin/tzctx itself with go build, as make build does"},
 	{"make run", "serves until stopped: the test starts what make run starts, bin/tzctx serve on ./tzctx-data (which ingests the embedded sample into it), and runs the page's commands against it; TestReadmeWorkedExample serves with a configuration file"},
-	{"make test", "the whole suite: .ci/run runs it in CI"},
-	{"make fuzz", "every fuzz target: .ci/run runs it (make fuzz FUZZTIME=5s)"},
+	{"make test", "the test tiers (make test, and make test-long, whose prefix this is too): .ci/run runs both in CI"},
+	{"make fuzz", "every fuzz target: .ci/run runs it through make test-long (FUZZTIME=5s)"},
 	{"claude mcp add", "needs Claude Code itself: TestReadmeClaudeCodeRecipe starts the command it is given with an MCP client instead"},
 	{"bin/tzctx --data ./docs-data serve", "serves until stopped: TestReadmeClaudeCodeRecipe starts it (on a free port) and reads the recipe's tree over /mcp"},
 	{"bin/tzctx --data ./tzctx-data mcp", "serves stdio until its client goes: TestMCPStdioProcesses and TestReadmeClaudeCodeRecipe run tzctx mcp with an MCP client"},
@@ -191,9 +192,7 @@ func runDocBlock(t *testing.T, name string, cmds []string, dir string, env []str
 // A command it leaves out is one of docExceptions, which says why; each
 // exception must still match a command of some page.
 func TestDocsCommandsRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs the pages' commands against a server")
-	}
+	tier.Long(t, "runs the pages' commands against a tzctx child process, on the real corpora")
 	needTools(t, "bash", "curl", "jq")
 	corpora := testkit.Corpora(t)
 	bin := buildBinary(t)
@@ -360,9 +359,7 @@ func recipeIndexAndPage(t *testing.T, c *client.Client, tree string) (string, er
 // tree (issue 31), the tree is refused as no tree of the contract's, and
 // the test skips saying so.
 func TestReadmeClaudeCodeRecipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and follows the README's recipe")
-	}
+	tier.Long(t, "follows the README's recipe with tzctx child processes")
 	needTools(t, "bash")
 	corpora := testkit.Corpora(t)
 	cmds := readmeRecipe(t)

@@ -16,6 +16,7 @@ import (
 // current reads the docs folder; a version the site lacks is refused
 // listing its versions, by ingest and by check.
 func TestIngestDocsVersion(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	tree := filepath.Join(t.TempDir(), "tzdocs")
 	testkit.WriteFiles(t, tree, map[string]string{
 		"docusaurus.config.js":                "module.exports = {presets: [['classic', {docs: {lastVersion: '1.0'}}]]}\n",

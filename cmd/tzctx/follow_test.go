@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/ops/objstore"
 )
 
@@ -63,6 +64,7 @@ func awaitFollow(t *testing.T, d time.Duration, what string, cond func() (bool, 
 // replica keeps its version; once the store is back it takes the next
 // version, and it keeps at most follow.keep versions.
 func TestPublishAndFollow(t *testing.T) {
+	tier.Long(t, "publishes and follows with tzctx child processes and an S3 server")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	env := s3.Env()
@@ -249,6 +251,7 @@ func grepLines(s, sub string) string {
 // leaves no download or version behind, and takes v2 once the store is
 // reachable again.
 func TestStoreStoppedMidDownload(t *testing.T) {
+	tier.Long(t, "cuts the store under a following tzctx child process mid-download")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/slow"
@@ -295,6 +298,7 @@ func TestStoreStoppedMidDownload(t *testing.T) {
 // stays on the version it serves; the publish run again completes and
 // the follower takes it.
 func TestInterruptedPublish(t *testing.T) {
+	tier.Long(t, "kills a tzctx publish child process mid-upload")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/interrupted"
@@ -340,6 +344,7 @@ func TestInterruptedPublish(t *testing.T) {
 // removes it and takes the version again from the store, rather than
 // failing to activate it at every poll.
 func TestFollowReplacesADamagedCopy(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/repair"
@@ -386,6 +391,7 @@ func TestFollowReplacesADamagedCopy(t *testing.T) {
 // are 1 s; the waits are bounded generously, so the verdict does not
 // depend on the machine's speed.
 func TestFollowStalledStore(t *testing.T) {
+	tier.Long(t, "stalls the store under a following tzctx child process until its timeouts fire")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/stalled"
@@ -457,6 +463,7 @@ func TestFollowStalledStore(t *testing.T) {
 // /healthz with the bound and the member to raise, and stores nothing of
 // it; it takes the version once a server with a bound it fits follows.
 func TestFollowVersionBound(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	loc := "s3://versions/bounded"

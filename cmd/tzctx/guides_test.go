@@ -19,6 +19,7 @@ import (
 	sampledata "github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // shellBlocks returns the contents of a Markdown text's fenced code
@@ -89,9 +90,7 @@ func runGuide(t *testing.T, name string, md []byte, dir string, env []string) st
 // cannot teach a call that fails (CTX-06), then checks what each guide
 // claims to have done.
 func TestGuidesRunAgainstAServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs the guides")
-	}
+	tier.Long(t, "runs the guides against tzctx child processes")
 	needTools(t, "bash", "curl", "jq", "awk")
 	bin := buildBinary(t)
 	work := t.TempDir()

@@ -47,10 +47,13 @@ var (
 const initializeBody = apitest.InitializeBody
 
 // TestMain silences the server's slog lines: serve, the dispatcher and the
-// access log all write to slog.Default().
+// access log all write to slog.Default(); and removes the tzctx binary
+// the package's tests share (testkit.Binary).
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	os.Exit(m.Run())
+	code := m.Run()
+	testkit.RemoveBinary()
+	os.Exit(code)
 }
 
 // cliResult is what one in-process run of the command printed.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // runCLIIn runs tzctx --data dataDir ARGS... in process with stdin.
@@ -178,9 +179,7 @@ func TestImportConflict(t *testing.T) {
 // folder, which the next import removes; one stopped with SIGTERM while
 // its input stalls ends at once and leaves nothing.
 func TestKillImport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	tier.Long(t, "kills tzctx import child processes")
 	bin := buildBinary(t)
 	_, file := exported(t)
 	arch, err := os.ReadFile(file)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
 
@@ -34,9 +35,7 @@ func noFolder(t *testing.T, data string, p *proc) {
 // the next run clears, even a run that fails before it builds. An empty
 // staging/ (and versions/) folder was once left by every such failure.
 func TestIngestLeavesNoFolder(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs ingests as subprocesses")
-	}
+	tier.Long(t, "runs tzctx ingest child processes")
 	bin := buildBinary(t)
 	env := []string{"TZCTX_DATA="}
 	big := filepath.Join(t.TempDir(), "big")

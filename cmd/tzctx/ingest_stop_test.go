@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // limitedKiB is the address space a child ingest may take. An ingest that
@@ -134,9 +135,7 @@ func deepTree(t *testing.T, dir string, groups, per int) int {
 // each under an address-space limit and a deadline; and it stops ingests
 // with SIGTERM in each phase.
 func TestIngestStopsAndBounds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs ingests as subprocesses")
-	}
+	tier.Long(t, "runs tzctx ingest child processes")
 	bin := buildBinary(t)
 	env := []string{"TZCTX_DATA="}
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/internal/leaf/killpoint"
 )
 
@@ -197,6 +198,7 @@ const killMinimum = 50
 // part needs versitygw and runs first; the parts after it make up what it
 // did not run, so the verdict does not depend on which parts ran.
 func TestKillHarness(t *testing.T) {
+	tier.Long(t, "kills tzctx child processes at many points of their work")
 	bin := buildBinary(t)
 	var log killLog
 	start := time.Now()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,28 +17,14 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
-// buildBinary builds tzctx from this package into a temporary folder.
+// buildBinary returns tzctx built once for this package's tests
+// (testkit.Binary).
 func buildBinary(t testing.TB) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		if root := os.Getenv("GOROOT"); root != "" {
-			goBin = filepath.Join(root, "bin", "go")
-		}
-		if _, serr := os.Stat(goBin); goBin == "" || serr != nil {
-			t.Skipf("no go command to build tzctx with: %v", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "tzctx")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testkit.Binary(t)
 }
 
 // proc is a tzctx child process.
@@ -226,9 +211,7 @@ var servingRE = regexp.MustCompile(`serving addr=(127\.0\.0\.1:\d+)`)
 // running server nor the data directory, and the next ingest and
 // activation work, reaching the running server through SIGHUP.
 func TestKillIngest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and ingests a large synthetic site")
-	}
+	tier.Long(t, "kills a tzctx ingest child process of a large synthetic site")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")

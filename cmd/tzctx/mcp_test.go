@@ -348,6 +348,7 @@ func BenchmarkStartup(b *testing.B) {
 // nowhere to go; the session still answers and ends with status 0, not
 // killed by SIGPIPE at its first log line.
 func TestMCPSurvivesAClosedStderr(t *testing.T) {
+	t.Parallel() // a child process of its own on its own data directory
 	bin := buildBinary(t)
 	dataDir := t.TempDir()
 	mustCLI(t, dataDir, "ingest", testkit.SampleSite(t), "--activate")

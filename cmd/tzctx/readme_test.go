@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // workedExamplePage is the page holding the worked example of
@@ -41,9 +43,7 @@ var answerRE = regexp.MustCompile(`(?s)(.*?) (\d{3})\n`)
 // holding each call's status and error code to the comment beside it, and
 // the refusal of blueprint to the detail that says why.
 func TestReadmeWorkedExample(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs the worked example against a server")
-	}
+	tier.Long(t, "runs the worked example against a tzctx child process")
 	needTools(t, "bash", "curl", "jq")
 	readme, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(workedExamplePage)))
 	if err != nil {

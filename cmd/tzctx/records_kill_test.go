@@ -22,6 +22,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // callKey is what a test knows of a call it made, and what its record
@@ -160,6 +161,7 @@ func startServeProc(t *testing.T, bin, dataDir, cfg string, env []string) (*proc
 // code, the data directory still opens, and the next server records
 // beside the dead one's files.
 func TestRecordsSurviveSIGKILL(t *testing.T) {
+	tier.Long(t, "kills a tzctx serve child process under load")
 	bin := buildBinary(t)
 	work := t.TempDir()
 	dataDir := filepath.Join(work, "data")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/server"
 )
 
@@ -109,9 +110,7 @@ http {
 // switch and started again: every call the replicas answered is there
 // once.
 func TestReplicasFollowBehindALoadBalancer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the replica fleet test runs three servers; skipped in -short mode")
-	}
+	tier.Long(t, "the replica fleet test runs three servers")
 	s3 := testkit.StartS3(t, "versions")
 	bin := buildBinary(t)
 	env := s3.Env()

@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
 // The values the image and tzctx fix, which the manifests must agree on.
@@ -575,11 +577,8 @@ func TestConfigMetricsAreScraped(t *testing.T) {
 // where the configuration was accepted and on the configuration where not.
 // A configuration with an unknown member shows the two apart.
 func TestConfigMapIsAcceptedByTzctx(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds tzctx")
-	}
 	m := load(t)
-	bin := buildTzctx(t)
+	bin := testkit.Binary(t)
 	dir := t.TempDir()
 	notDir := filepath.Join(dir, "not-a-directory")
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
@@ -628,22 +627,10 @@ func ptrString[T any](p *T) string {
 	return fmt.Sprint(*p)
 }
 
-// buildTzctx builds ./cmd/tzctx into a temporary folder.
-func buildTzctx(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		if _, serr := os.Stat(goBin); os.Getenv("GOROOT") == "" || serr != nil {
-			t.Skipf("no go command to build tzctx with: %v", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "tzctx")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", bin, "../../cmd/tzctx")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// TestMain removes the tzctx binary the package's tests share
+// (testkit.Binary).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testkit.RemoveBinary()
+	os.Exit(code)
 }

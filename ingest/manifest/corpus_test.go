@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest/manifest"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // corporaDir returns the shared corpora folder, from TZCTX_CORPORA or
 // relative to this package, or skips the test when it is absent.
 func corporaDir(t *testing.T) string {
 	t.Helper()
+	tier.Long(t, "needs the real corpora")
 	dir := os.Getenv("TZCTX_CORPORA")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "..", "shared", "corpora")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // jsHostileN repeats a nesting unit to about 1 MB: esbuild's parser
@@ -192,6 +194,7 @@ func TestJSGuardCancelled(t *testing.T) {
 // the scan at the default bounds; the corpora's readers' tests check
 // that what is read from them is unchanged.
 func TestJSGuardCorpora(t *testing.T) {
+	tier.Long(t, "needs the real corpora")
 	root := os.Getenv("TZCTX_CORPORA")
 	if root == "" {
 		t.Skip("TZCTX_CORPORA is not set")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // pagesOf renders pages as "path|file|title|group" lines.
@@ -182,6 +183,7 @@ index|src/content/docs/index.mdx||
 // corpus opens a real corpus, skipping where the corpora are absent.
 func corpus(t *testing.T, name string) *sitefs.Folder {
 	t.Helper()
+	tier.Long(t, "needs the real corpora")
 	root := os.Getenv("TZCTX_CORPORA")
 	if root == "" {
 		root = filepath.Join("..", "..", "..", "shared", "corpora")

@@ -18,6 +18,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // accessFixture is two servers with one configuration (blueprint gated
@@ -675,9 +676,7 @@ func waitForTrue(timeout time.Duration, cond func() bool) bool {
 // answers must be identical; the latencies are logged with their KS D,
 // and asserted only loosely (see "Soak and access tests" in the choices).
 func TestAccessSearchTimingLargeHiddenTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: ingesting a 2000-page hidden tree takes a while")
-	}
+	tier.Long(t, "ingesting a 2000-page hidden tree takes a while")
 	tzctxBin(t)
 	site := testkit.SampleSite(t)
 	hidden := filepath.Join(t.TempDir(), "hidden")

@@ -23,7 +23,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,49 +34,24 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
+// binPath is the tzctx binary the package's tests share, set by tzctxBin.
+var binPath string
 
 // TestMain silences slog's default logger, which mcp-go's client writes
 // its reconnection notes to, and removes the built binary at the end.
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
-// tzctxBin builds cmd/tzctx once for the package's tests, without the race
-// detector: the server is the thing measured, the test process the one
-// checked for races.
+// tzctxBin returns cmd/tzctx built once for the package's tests
+// (testkit.Binary, without the race detector: the server is the thing
+// measured, the test process the one checked for races).
 func tzctxBin(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			binErr = fmt.Errorf("no go command on PATH to build tzctx with: %v", err)
-			return
-		}
-		if binDir, binErr = os.MkdirTemp("", "tzctx-soak-bin-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "tzctx")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, goBin, "build", "-o", binPath, "github.com/turnzerocloud/tzctx/cmd/tzctx").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
+	binPath = testkit.Binary(t)
 	return binPath
 }
 

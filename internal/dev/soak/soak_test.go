@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 // soakDuration is the soak's length: $TZCTX_SOAK (a Go duration, such as
@@ -132,6 +133,7 @@ var linkRE = regexp.MustCompile(`\]\((/[^)\s]*)\)`)
 // the machine is too slow to make one activation every 6 s and 100 calls
 // in it.
 func TestSoak(t *testing.T) {
+	tier.Long(t, "soaks a tzctx serve child process for minutes")
 	dur := soakDuration(t)
 	warm := dur / 3
 	if dur >= 2*time.Minute {

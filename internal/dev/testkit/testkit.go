@@ -12,13 +12,16 @@ import (
 
 	"github.com/turnzerocloud/tzctx/data"
 	"github.com/turnzerocloud/tzctx/ingest"
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 	"github.com/turnzerocloud/tzctx/store"
 )
 
 // Corpora returns the folder of the real corpora, or skips the test,
-// saying why, where it is absent.
+// saying why, where it is absent. A test that needs the corpora is of the
+// long tier (tier.Long): under go test -short it skips.
 func Corpora(t testing.TB) string {
 	t.Helper()
+	tier.Long(t, "needs the real corpora")
 	dir := os.Getenv("TZCTX_CORPORA")
 	if dir == "" {
 		_, file, _, _ := runtime.Caller(0)

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/turnzerocloud/tzctx/internal/dev/tier"
 )
 
 const stream = `{"Action":"start","Package":"example.com/a"}
@@ -54,9 +56,7 @@ func TestCopy(t *testing.T) {
 // TestRealStream runs go test -json on a package of this module and
 // checks its closing line comes through as plain go test prints it.
 func TestRealStream(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go test; not under -short")
-	}
+	tier.Long(t, "runs go test")
 	raw, err := exec.Command("go", "test", "-count=1", "-json", "-run", "^TestCopy$", ".").Output()
 	if err != nil {
 		t.Fatalf("go test -json: %v", err)
