@@ -235,12 +235,18 @@ func composedOf(ctx context.Context, bt *store.Tree, full string) (bool, error) 
 	return bytes.Equal(h.Sum(nil), sum[:]), nil
 }
 
-// treeMeta returns the base's record of its tree name: its counts.
+// treeMeta returns the base's record of its tree name: its counts, and
+// how and when it was read, its Read set to the base's creation where the
+// base predates the record.
 func (b *base) treeMeta(name string) store.TreeMeta {
-	for _, t := range b.v.Meta().Trees {
+	m := b.v.Meta()
+	for _, t := range m.Trees {
 		if t.Name == name {
+			if t.Read.IsZero() {
+				t.Read = m.Created
+			}
 			return t
 		}
 	}
-	return store.TreeMeta{Name: name}
+	return store.TreeMeta{Name: name, Read: m.Created}
 }

@@ -466,6 +466,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	if opts.Now != nil {
 		now = opts.Now
 	}
+	readAt := now().UTC()
 	if err := prepare(&opts); err != nil {
 		return nil, err
 	}
@@ -540,7 +541,15 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	digest := newDigester(derivation)
 	ord := 0
 	sum := &Summary{}
-
+	// sources records the folder each tree was read from; a carried
+	// tree's is the base's record of it.
+	sources := map[string]string{}
+	var baseSources map[string]string
+	if bv != nil {
+		if baseSources, err = st.Sources(bv.name()); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range order {
 		o := byName[name]
 		if o == nil {
@@ -554,9 +563,16 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			}
 			killpoint.Reach("ingest.tree")
 			was := bv.treeMeta(name)
-			sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: was.Skipped})
-			sum.Read = append(sum.Read, TreeRead{Format: "carried", Title: t.title, Base: bv.name()})
+			sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: was.Skipped, Format: was.Format, Read: was.Read, Base: bv.name()})
+			format := was.Format
+			if format == "" {
+				format = "carried"
+			}
+			sum.Read = append(sum.Read, TreeRead{Format: format, Title: t.title, Base: bv.name()})
 			sum.count(sum.Trees[len(sum.Trees)-1])
+			if dir := baseSources[name]; dir != "" {
+				sources[name] = dir
+			}
 			continue
 		}
 		t := o.t
@@ -582,7 +598,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		killpoint.Reach("ingest.tree")
-		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
+		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped, Format: t.format, Read: readAt})
+		if dir, err := filepath.Abs(o.src.Dir); err == nil {
+			sources[t.name] = dir
+		}
 		sum.Read = append(sum.Read, TreeRead{Format: t.format, Title: t.title, Skips: source.SkipCounts(t.skips)})
 		sum.count(sum.Trees[len(sum.Trees)-1])
 		if t.docsVersion != "" {
@@ -622,7 +641,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
 	meta := store.Meta{Name: name, Created: created, Digest: d, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
-
+	if bv != nil {
+		meta.Base = bv.name()
+	}
+	b.PutSources(sources)
 	// Commit checks ctx between its phases and before the rename: a stop
 	// asked for meanwhile leaves no version. It aborts on failure.
 	committed = true

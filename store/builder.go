@@ -64,6 +64,8 @@ type Builder struct {
 	// is given; nil where none was, and the version then holds none.
 	sections     *sections.Builder
 	sectionsHeld int64
+	// sources maps each tree to the folder it was read from (PutSources).
+	sources map[string]string
 }
 
 // builtTree is what a Builder keeps of one tree until Commit.
@@ -551,6 +553,15 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		}
 		if mb, err = json.MarshalIndent(meta, "", "  "); err != nil {
 			return err
+		}
+		if len(b.sources) > 0 {
+			sb, err := json.MarshalIndent(b.sources, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := writeFileAtomic(filepath.Join(b.dir, sourcesFile), sb); err != nil {
+				return err
+			}
 		}
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
 			return err

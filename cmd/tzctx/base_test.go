@@ -1,10 +1,13 @@
 package main
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -292,5 +295,133 @@ func TestIngestBaseRefusals(t *testing.T) {
 	}
 	if rows := parseVersions(t, mustCLI(t, data, "versions").stdout); len(rows) != 1 {
 		t.Errorf("the refused ingests stored versions: %v", rows)
+	}
+}
+
+// versionsJSON runs tzctx versions --json and decodes it.
+func versionsJSON(t *testing.T, data string) map[string]versionJSON {
+	t.Helper()
+	var out struct {
+		Versions []versionJSON `json:"versions"`
+		Faults   []string      `json:"faults"`
+	}
+	r := mustCLI(t, data, "versions", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("versions --json: %v\n%s", err, r.stdout)
+	}
+	if len(out.Faults) > 0 {
+		t.Errorf("versions --json lists faults: %v", out.Faults)
+	}
+	m := map[string]versionJSON{}
+	for _, v := range out.Versions {
+		m[v.Name] = v
+	}
+	return m
+}
+
+// TestVersionsJSONRecords checks the records of what was ingested: per
+// tree the folder, the format, the pages, the base and when; a carried
+// tree keeps its folder and time of reading from the base; and an
+// exported archive carries no folder.
+func TestVersionsJSONRecords(t *testing.T) {
+	src, data := t.TempDir(), t.TempDir()
+	trees := fiveTrees(t, src)
+	mustCLI(t, data, "ingest", "--tree", trees[0], "--tree", trees[1], "--version", "one", "--activate")
+	bravoDir := strings.TrimPrefix(trees[1], "bravo=")
+	bravo2 := writeTree(t, filepath.Join(src, "again"), "bravo", map[string]string{"index.md": "# bravo\n\nAgain.\n"})
+	mustCLI(t, data, "ingest", "--tree", "bravo="+bravo2, "--base", "active", "--version", "two")
+
+	vs := versionsJSON(t, data)
+	one, two := vs["one"], vs["two"]
+	if !one.Active || one.Base != "" || two.Base != "one" || two.Active {
+		t.Errorf("one: active %v base %q; two: active %v base %q", one.Active, one.Base, two.Active, two.Base)
+	}
+	byName := func(v versionJSON) map[string]treeJSON {
+		m := map[string]treeJSON{}
+		for _, tr := range v.Trees {
+			m[tr.Name] = tr
+		}
+		return m
+	}
+	o, w := byName(one), byName(two)
+	alphaDir := strings.TrimPrefix(trees[0], "alpha=")
+	if o["alpha"].Folder != alphaDir || o["bravo"].Folder != bravoDir || o["alpha"].Format != "markdown" || o["alpha"].Pages != 3 || o["alpha"].Read == "" || o["alpha"].Base != "" {
+		t.Errorf("one's records: %+v", o)
+	}
+	// alpha is carried: its folder, format and time of reading are one's,
+	// and it names the version it was carried from; bravo was read anew.
+	if a := w["alpha"]; a.Folder != alphaDir || a.Format != "markdown" || a.Read != o["alpha"].Read || a.Base != "one" || a.Pages != 3 {
+		t.Errorf("two's carried alpha: %+v", a)
+	}
+	if b := w["bravo"]; b.Folder != bravo2 || b.Base != "" || b.Pages != 1 || b.Format != "markdown" {
+		t.Errorf("two's bravo read anew: %+v", b)
+	}
+	// The text form is as it was.
+	if rows := parseVersions(t, mustCLI(t, data, "versions").stdout); len(rows) != 2 || rows[1].trees != "alpha,bravo" {
+		t.Errorf("versions lists %+v", rows)
+	}
+
+	// An exported archive names no folder of this machine; the version it
+	// brings has no record of one.
+	file := filepath.Join(t.TempDir(), "two.tar.gz")
+	mustCLI(t, data, "export", "two", file)
+	for name, body := range archiveEntries(t, file) {
+		if strings.Contains(name, "sources") || strings.Contains(body, src) {
+			t.Errorf("the archive's entry %s names the folder %s", name, src)
+		}
+	}
+	replica := t.TempDir()
+	mustCLI(t, replica, "import", file)
+	if a := byName(versionsJSON(t, replica)["two"])["alpha"]; a.Folder != "" || a.Base != "one" || a.Format != "markdown" {
+		t.Errorf("the imported two's alpha: %+v", a)
+	}
+}
+
+// archiveEntries reads a version archive's entries, by name.
+func archiveEntries(t *testing.T, file string) map[string]string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	out := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.Name] = string(b)
+	}
+}
+
+// TestIngestActivateSummary checks that ingest --activate prints what
+// activate prints against the served version.
+func TestIngestActivateSummary(t *testing.T) {
+	src, data := t.TempDir(), t.TempDir()
+	trees := fiveTrees(t, src)
+	mustCLI(t, data, "ingest", "--tree", trees[0], "--tree", trees[1], "--version", "one", "--activate")
+	r := mustCLI(t, data, "ingest", "--base", "active", "--drop-tree", "bravo", "--tree", trees[2], "--version", "two", "--activate")
+	for _, want := range []string{
+		"changes from the served one to two:",
+		"tree charlie: added, 3 pages",
+		"warning: tree bravo is served now and is not in two",
+		"activated two",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("ingest --activate printed no %q:\n%s", want, r.stdout)
+		}
 	}
 }

@@ -94,7 +94,12 @@ base's unless --library is given.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			if activate {
-				if err := st.Activate(ctx, sum.Version); err != nil {
+				// It says what activate says: what changes against the
+				// served version, and which served trees disappear.
+				err := st.ActivateAfter(ctx, sum.Version, func(v *store.Version) error {
+					return summarizeActivation(ctx, st, v, cmd.OutOrStdout())
+				})
+				if err != nil {
 					return diskFault(g.dataDir(), "version "+sum.Version+" is stored, not activated", err)
 				}
 				killpoint.Reach("ingest.activated")
