@@ -554,15 +554,6 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if mb, err = json.MarshalIndent(meta, "", "  "); err != nil {
 			return err
 		}
-		if len(b.sources) > 0 {
-			sb, err := json.MarshalIndent(b.sources, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := writeFileAtomic(filepath.Join(b.dir, sourcesFile), sb); err != nil {
-				return err
-			}
-		}
 		if err := writeFileAtomic(filepath.Join(b.dir, metaFile), mb); err != nil {
 			return err
 		}
@@ -570,9 +561,16 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// The record of the folders read goes before the version: a
+		// kill between the two leaves a record of no version, which the
+		// next version of that name replaces.
+		if err := b.s.putSources(meta.Name, b.sources); err != nil {
+			return err
+		}
 		// The lock is held through the rename, so no other builder's
 		// clean-up can take the folder for a leftover.
 		if err := os.Rename(b.dir, final); err != nil {
+			os.Remove(b.s.sourcesPath(meta.Name))
 			return err
 		}
 		killpoint.Reach("commit.renamed")

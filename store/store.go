@@ -35,11 +35,12 @@ const (
 	dbFile      = "pages.db"
 	indexDir    = "index.bleve"
 	lockFile    = "lock"
-	// sourcesFile records the folder each tree of a version was read
-	// from. It is not among the files meta.json lists, so it is neither
-	// verified nor exported: a folder of the machine that ingested is
-	// no part of the version's content.
-	sourcesFile = "sources.json"
+	// sourcesDir holds, for each version built here, a record of the
+	// folder each of its trees was read from (NAME.json). It lies outside
+	// the version's folder, so it is neither verified nor exported: a
+	// folder of the machine that ingested is no part of the version's
+	// content, and a build without the record still reads the version.
+	sourcesDir = "sources"
 )
 
 // ErrNoVersion is returned where the data directory holds no active version.
@@ -425,6 +426,7 @@ func (s *Store) Delete(name string) error {
 		return fmt.Errorf("delete version %q: %w", name, err)
 	}
 	syncDir(filepath.Join(s.dir, versionsDir))
+	os.Remove(s.sourcesPath(name))
 	return os.RemoveAll(gone)
 }
 

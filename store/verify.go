@@ -69,7 +69,7 @@ func checksums(ctx context.Context, dir string) ([]FileSum, error) {
 			return nil
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
-		if rel == metaFile || rel == lockFile || rel == sourcesFile {
+		if rel == metaFile || rel == lockFile {
 			return nil
 		}
 		size, sum, err := hashFile(ctx, p)
@@ -170,7 +170,7 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 			return nil
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(p, dir+string(filepath.Separator)))
-		if rel == metaFile || rel == lockFile || rel == sourcesFile {
+		if rel == metaFile || rel == lockFile {
 			return nil
 		}
 		f, ok := listed[rel]
