@@ -121,6 +121,14 @@ type Options struct {
 	// section postings held in memory (store.BuildOptions); 0 means
 	// store.DefaultSectionsHeld.
 	SectionsHeld int64
+	// Base names the version the new one is built on (ActiveBase for
+	// the served one): its trees that are neither in Trees nor in
+	// DropTrees are carried from its stored pages, their folders never
+	// read, and its library is carried unless Library is given. "" builds
+	// the version of Trees alone.
+	Base string
+	// DropTrees are trees of Base the new version leaves out.
+	DropTrees []string
 	// CodeNames are names no library file may hold (CTX-08).
 	CodeNames []string
 	// Progress, if set, is called after each page is written.
@@ -159,6 +167,14 @@ type Summary struct {
 	DocsVersions map[string]string
 }
 
+// count adds a tree's counts to the summary's totals.
+func (s *Summary) count(t store.TreeMeta) {
+	s.Pages += t.Pages
+	s.Bytes += t.Bytes
+	s.Headings += t.Headings
+	s.Skipped += t.Skipped
+}
+
 // TreeRead is what ingest read of one tree beside its counts: the
 // format detected (or given), the title it stored (its generator's name
 // for it, cleaned, else one derived from the tree's name), and its
@@ -167,6 +183,9 @@ type TreeRead struct {
 	Format string
 	Title  string
 	Skips  []source.SkipCount
+	// Base is the version the tree was carried from, its folder not
+	// read; "" for a tree read anew.
+	Base string
 }
 
 // Error is a fault in a site folder: the file, where one applies the JSON
@@ -488,6 +507,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	if opts.Now != nil {
 		now = opts.Now
 	}
+	readAt := now().UTC()
 	if err := prepare(&opts); err != nil {
 		return nil, err
 	}
@@ -509,9 +529,20 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			o.dir.Close()
 		}
 	}()
+	bv, err := openBase(ctx, st, opts, srcs)
+	if err != nil {
+		return nil, err
+	}
+	if bv != nil {
+		defer bv.v.Release()
+	}
 	var lib []libraryEntry
 	if opts.Library != "" {
 		if lib, err = readLibrary(ctx, opts.Library, opts); err != nil {
+			return nil, err
+		}
+	} else if bv != nil {
+		if lib, err = bv.library(); err != nil {
 			return nil, err
 		}
 	}
@@ -524,6 +555,19 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		trees = append(trees, opened{t, dir, pages, s})
 		pr.TotalPages += len(pages)
 	}
+	// The version's trees in storage order: those read anew and those
+	// the base carries.
+	order := make([]string, 0, len(trees))
+	byName := map[string]*opened{}
+	for i := range trees {
+		order = append(order, trees[i].t.name)
+		byName[trees[i].t.name] = &trees[i]
+	}
+	if bv != nil {
+		order = append(order, bv.carry...)
+		pr.TotalPages += bv.pages()
+	}
+	tzctx.SortTrees(order)
 	killpoint.Reach("ingest.manifests")
 	b, err := st.NewBuilderWith(store.BuildOptions{IndexWorkers: opts.IndexWorkers, SectionsHeld: opts.SectionsHeld})
 	if err != nil {
@@ -538,7 +582,40 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	digest := newDigester(derivation)
 	ord := 0
 	sum := &Summary{}
-	for _, o := range trees {
+	// sources records the folder each tree was read from; a carried
+	// tree's is the base's record of it.
+	sources := map[string]string{}
+	var baseSources map[string]string
+	if bv != nil {
+		if baseSources, err = st.Sources(bv.name()); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range order {
+		o := byName[name]
+		if o == nil {
+			bt := bv.v.Tree(name)
+			digest.w(bt.Name)
+			digest.w(bt.Title)
+			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+			t, err := carryTree(ctx, w, bt)
+			if err != nil {
+				return nil, err
+			}
+			killpoint.Reach("ingest.tree")
+			was := bv.treeMeta(name)
+			sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: was.Skipped, Format: was.Format, Read: was.Read, Base: bv.name()})
+			format := was.Format
+			if format == "" {
+				format = "carried"
+			}
+			sum.Read = append(sum.Read, TreeRead{Format: format, Title: t.title, Base: bv.name()})
+			sum.count(sum.Trees[len(sum.Trees)-1])
+			if dir := baseSources[name]; dir != "" {
+				sources[name] = dir
+			}
+			continue
+		}
 		t := o.t
 		digest.w(t.name)
 		digest.w(t.title)
@@ -562,12 +639,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		killpoint.Reach("ingest.tree")
-		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped})
+		sum.Trees = append(sum.Trees, store.TreeMeta{Name: t.name, Pages: len(t.pages), Bytes: t.bytes, Headings: t.headings, Skipped: t.skipped, Format: t.format, Read: readAt})
+		if dir, err := filepath.Abs(o.src.Dir); err == nil {
+			sources[t.name] = dir
+		}
 		sum.Read = append(sum.Read, TreeRead{Format: t.format, Title: t.title, Skips: source.SkipCounts(t.skips)})
-		sum.Pages += len(t.pages)
-		sum.Bytes += t.bytes
-		sum.Headings += t.headings
-		sum.Skipped += t.skipped
+		sum.count(sum.Trees[len(sum.Trees)-1])
 		if t.docsVersion != "" {
 			if sum.DocsVersions == nil {
 				sum.DocsVersions = map[string]string{}
@@ -605,6 +682,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
 	meta := store.Meta{Name: name, Created: created, Digest: d, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
+	if bv != nil {
+		meta.Base = bv.name()
+	}
+	b.PutSources(sources)
 	// Commit checks ctx between its phases and before the rename: a stop
 	// asked for meanwhile leaves no version. It aborts on failure.
 	committed = true

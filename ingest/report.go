@@ -139,6 +139,9 @@ func (s *Summary) Write(w io.Writer) {
 			r = s.Read[i]
 		}
 		fmt.Fprintf(w, "  tree %-9s %5d pages %10d bytes %6d headings  %s %q\n", t.Name, t.Pages, t.Bytes, t.Headings, r.Format, r.Title)
+		if r.Base != "" {
+			fmt.Fprintf(w, "    carried from %s as stored, its folder not read\n", r.Base)
+		}
 		if v := s.DocsVersions[t.Name]; v != "" {
 			fmt.Fprintf(w, "    docs version %s\n", v)
 		}

@@ -444,6 +444,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opts ImportOptions) (re
 		return res, err
 	}
 	final := s.versionDir(man.Version)
+	// A record of folders left by a version of this name built here
+	// and deleted is not this version's: an imported one has none.
+	if err := s.putSources(man.Version, nil); err != nil {
+		return res, err
+	}
 	if err := os.Rename(dir, final); err != nil {
 		return res, fmt.Errorf("import version %q: %w", man.Version, err)
 	}

@@ -64,6 +64,8 @@ type Builder struct {
 	// is given; nil where none was, and the version then holds none.
 	sections     *sections.Builder
 	sectionsHeld int64
+	// sources maps each tree to the folder it was read from (PutSources).
+	sources map[string]string
 }
 
 // builtTree is what a Builder keeps of one tree until Commit.
@@ -559,9 +561,16 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// The record of the folders read goes before the version: a
+		// kill between the two leaves a record of no version, which the
+		// next version of that name replaces.
+		if err := b.s.putSources(meta.Name, b.sources); err != nil {
+			return err
+		}
 		// The lock is held through the rename, so no other builder's
 		// clean-up can take the folder for a leftover.
 		if err := os.Rename(b.dir, final); err != nil {
+			os.Remove(b.s.sourcesPath(meta.Name))
 			return err
 		}
 		killpoint.Reach("commit.renamed")

@@ -35,6 +35,12 @@ const (
 	dbFile      = "pages.db"
 	indexDir    = "index.bleve"
 	lockFile    = "lock"
+	// sourcesDir holds, for each version built here, a record of the
+	// folder each of its trees was read from (NAME.json). It lies outside
+	// the version's folder, so it is neither verified nor exported: a
+	// folder of the machine that ingested is no part of the version's
+	// content, and a build without the record still reads the version.
+	sourcesDir = "sources"
 )
 
 // ErrNoVersion is returned where the data directory holds no active version.
@@ -63,19 +69,33 @@ type Meta struct {
 	Bytes    int64      `json:"bytes"`
 	Headings int        `json:"headings"`
 	Skipped  int        `json:"skipped"`
+	// Base is the version this one was built on (tzctx ingest --base),
+	// "" for a version whose every tree was read from its folder.
+	Base string `json:"base,omitempty"`
 	// Files are the size and SHA-256 of every file of the version folder
 	// but meta.json, recorded in meta.json alone (the copy in the bbolt
 	// file cannot hold its own checksum).
 	Files []FileSum `json:"files,omitempty"`
 }
 
-// TreeMeta counts one tree of a version.
+// TreeMeta counts one tree of a version and records how it was read.
+// The folder it was read from is recorded apart (Sources), so that an
+// exported archive never carries it.
 type TreeMeta struct {
 	Name     string `json:"name"`
 	Pages    int    `json:"pages"`
 	Bytes    int64  `json:"bytes"`
 	Headings int    `json:"headings"`
 	Skipped  int    `json:"skipped"`
+	// Format is the format the tree's folder was read as ("mintlify",
+	// "mkdocs", …); "" in a version built before it was recorded.
+	Format string `json:"format,omitempty"`
+	// Read is when the tree's folder was read: for a tree carried from a
+	// base, when the base read it.
+	Read time.Time `json:"read,omitzero"`
+	// Base is the version the tree was carried from as stored, its
+	// folder not read; "" for a tree read from its folder.
+	Base string `json:"base,omitempty"`
 }
 
 // Store is a data directory of versions.
@@ -406,6 +426,7 @@ func (s *Store) Delete(name string) error {
 		return fmt.Errorf("delete version %q: %w", name, err)
 	}
 	syncDir(filepath.Join(s.dir, versionsDir))
+	os.Remove(s.sourcesPath(name))
 	return os.RemoveAll(gone)
 }
 

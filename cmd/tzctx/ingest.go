@@ -29,6 +29,8 @@ func newIngestCmd(g *globals) *cobra.Command {
 		lim      ingest.Options
 		library  string
 		codeFile string
+		baseName string
+		drops    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest [SITE] [--tree NAME=DIR ...]",
@@ -37,16 +39,26 @@ func newIngestCmd(g *globals) *cobra.Command {
 tzdocs/, or any other valid tree name), or separate documentation folders given
 as --tree NAME=DIR, checks every page,
 and stores the result as a new immutable version. Nothing is visible until the
-version is complete; --activate then makes it the served version.`,
+version is complete; --activate then makes it the served version.
+
+With --base VERSION (--base active for the served one) the new version is
+built on a stored one: it holds the base's other trees as the base stores
+them, their folders never read again, and the trees given read anew;
+--drop-tree NAME leaves one of the base's trees out. The library is the
+base's unless --library is given.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			site := ""
 			if len(args) == 1 {
 				site = args[0]
 			}
-			srcs, err := ingest.Sources(site, trees, formats)
-			if err != nil {
-				return err
+			var srcs []ingest.TreeSource
+			// A version built on another may only leave trees out of it.
+			if site != "" || len(trees) > 0 || baseName == "" {
+				var err error
+				if srcs, err = ingest.Sources(site, trees, formats); err != nil {
+					return err
+				}
 			}
 			if err := ingest.ApplyDocsVersions(srcs, docsVers); err != nil {
 				return err
@@ -66,6 +78,7 @@ version is complete; --activate then makes it the served version.`,
 			opts := lim
 			opts.Trees, opts.Version = srcs, version
 			opts.Library = library
+			opts.Base, opts.DropTrees = baseName, drops
 			if opts.Library == "" && site != "" {
 				opts.Library = ingest.SiteLibrary(site)
 			}
@@ -81,7 +94,12 @@ version is complete; --activate then makes it the served version.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			if activate {
-				if err := st.Activate(ctx, sum.Version); err != nil {
+				// It says what activate says: what changes against the
+				// served version, and which served trees disappear.
+				err := st.ActivateAfter(ctx, sum.Version, func(v *store.Version) error {
+					return summarizeActivation(ctx, st, v, cmd.OutOrStdout())
+				})
+				if err != nil {
 					return diskFault(g.dataDir(), "version "+sum.Version+" is stored, not activated", err)
 				}
 				killpoint.Reach("ingest.activated")
@@ -96,6 +114,8 @@ version is complete; --activate then makes it the served version.`,
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)
 	cmd.Flags().StringVar(&library, "library", "", "the library folder to publish (library.json and a folder per entry); default: the site folder's library/")
+	cmd.Flags().StringVar(&baseName, "base", "", "build on this stored version ('active' for the served one): its other trees are kept as stored, the trees given read anew")
+	cmd.Flags().StringArrayVar(&drops, "drop-tree", nil, "with --base, leave the base's tree NAME out of the new version (repeatable)")
 	cmd.Flags().StringVar(&codeFile, "code-names", "", "a file of code names, one a line, that no library file may hold")
 	return cmd
 }

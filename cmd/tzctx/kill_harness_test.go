@@ -267,6 +267,15 @@ var ingestKillPoints = []string{
 	"activate.verified", "ingest.activated",
 }
 
+// ingestBaseKillPoints are the named points a built-on ingest (--base)
+// of the changed sample site's cloud tree on version A is killed at: its
+// base opened and its manifest read, the tree read anew written, a tree
+// carried from the base written (page 30 is the carried blueprint's),
+// the version committed, activated.
+var ingestBaseKillPoints = []string{
+	"ingest.manifests", "ingest.tree@1", "ingest.page@30", "ingest.tree@2", "commit.db", "commit.index", "commit.meta", "commit.renamed", "ingest.activated",
+}
+
 // ingestKillShares are the shares of a measured ingest after which it is
 // killed, besides its named points; ingestExtraShares are the next ones,
 // for the runs that make up the harness's minimum.
@@ -303,13 +312,20 @@ func killIngestRuns(t *testing.T, bin string, log *killLog, extra int) {
 	reset()
 	t.Logf("an ingest of the changed sample site took %v", took.Round(time.Millisecond))
 
+	// The same version B built on A, its cloud tree read anew and the
+	// others carried from A's stored pages.
+	basedB := []string{"--data", data, "ingest", "--tree", "cloud=" + filepath.Join(siteB, "cloud"), "--base", "A", "--version", "B", "--activate"}
 	type run struct {
 		point string
 		after time.Duration // for runs without a point
+		based bool          // the built-on ingest, basedB
 	}
 	var runs []run
 	for _, p := range ingestKillPoints {
 		runs = append(runs, run{point: p})
+	}
+	for _, p := range ingestBaseKillPoints {
+		runs = append(runs, run{point: p, based: true})
 	}
 	for _, f := range moreKills(ingestKillShares, ingestExtraShares, extra, func(f float64) float64 { return f / 2 }) {
 		runs = append(runs, run{after: time.Duration(f * float64(took))})
@@ -323,7 +339,11 @@ func killIngestRuns(t *testing.T, bin string, log *killLog, extra int) {
 		if r.point == "" {
 			what, env = fmt.Sprintf("ingest killed %v after its start", r.after.Round(time.Millisecond)), nil
 		}
-		p := startProc(t, bin, env, ingestB...)
+		args := ingestB
+		if r.based {
+			what, args = "ingest --base A killed at "+r.point, basedB
+		}
+		p := startProc(t, bin, env, args...)
 		if r.point == "" {
 			time.Sleep(r.after)
 			_ = p.cmd.Process.Signal(syscall.SIGKILL)
@@ -351,13 +371,17 @@ func killIngestRuns(t *testing.T, bin string, log *killLog, extra int) {
 		sameRefs(t, base, refs[active], what)
 		// The next run of the same command succeeds and clears what the
 		// killed one left.
-		runProc(t, bin, nil, ingestB...)
+		runProc(t, bin, nil, args...)
 		awaitServed(t, base, "B")
 		sameRefs(t, base, refs["B"], what+", then run again")
 		if names := dirNames(t, filepath.Join(data, "staging")); len(names) != 0 {
 			t.Errorf("%s: staging holds %v after the next run", what, names)
 		}
 		reset()
+		if r.based {
+			log.add("ingest --base", left)
+			continue
+		}
 		log.add("ingest", left)
 	}
 }
