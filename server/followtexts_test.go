@@ -3,11 +3,14 @@ package server
 import (
 	"bufio"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/turnzerocloud/tzctx/ingest"
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
@@ -111,5 +114,64 @@ func TestServedTextsFollowActivation(t *testing.T) {
 		if p := texts["mcp prompts/list discover-context"]; !strings.Contains(p, step.name) {
 			t.Errorf("%s: the discover-context prompt does not name %q: %s", step.version, step.name, p)
 		}
+	}
+}
+
+// TestUnconfiguredSiteNamedByItsTree (issue 31): a server with no
+// configuration serving one's own docs (the Redux corpus) names no Turn
+// Zero Cloud in any text it serves about itself: it takes the tree's
+// title, Redux, which reads right at a sentence's start, after its
+// article and in its possessive. It skips, saying why, where the corpora
+// are absent.
+func TestUnconfiguredSiteNamedByItsTree(t *testing.T) {
+	corpus := filepath.Join(testkit.Corpora(t), "redux-docs")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("corpus redux-docs is absent from the corpora folder: %v", err)
+	}
+	// A copy whose FAQ holds a rule code, so a rule-code search has a
+	// preface (the reader's own sentence, which names the site) to serve.
+	dir := filepath.Join(t.TempDir(), "redux-docs")
+	testkit.CopyTree(t, corpus, dir)
+	faq := filepath.Join(dir, "docs", "FAQ.md")
+	b, err := os.ReadFile(faq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(faq, append(b, "\nRule CTX-08 applies.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	testkit.IngestInto(t, data, "redux-1", true, ingest.TreeSource{Name: "redux", Dir: dir})
+	s := startServer(t, data, testConfig(time.Hour))
+	texts := servedTexts(t, s.base)
+	wrong := regexp.MustCompile(`\b[Aa]n Redux\b|Redux'[^s]|Redux's's`)
+	named := 0
+	for label, text := range texts {
+		named += strings.Count(text, "Redux")
+		if contractDocument(label) {
+			continue
+		}
+		if i := strings.Index(text, "Turn Zero"); i >= 0 {
+			t.Errorf("%s names Turn Zero: …%s…", label, text[max(0, i-100):min(len(text), i+100)])
+		}
+		if m := wrong.FindStringIndex(text); m != nil {
+			t.Errorf("%s misreads the site name: …%s…", label, text[max(0, m[0]-60):min(len(text), m[1]+60)])
+		}
+	}
+	for label, want := range map[string]string{
+		"read_context overview":               "# Redux served context: overview\n\nRedux serves its documentation,",
+		"mcp initialize instructions":         "Redux serves this documentation:\n- redux: Redux (",
+		"read_context skill:discover-context": "---\nname: discover-context\ndescription: \"List the Redux context catalog",
+		"read_documentation CTX-08 preface":   "CTX-08 is a rule code: the identifier of one numbered requirement in a Redux contract.",
+	} {
+		if !strings.HasPrefix(texts[label], want) {
+			t.Errorf("%s starts %.200q, want %q", label, texts[label], want)
+		}
+	}
+	if info := texts["mcp initialize serverInfo"]; !strings.Contains(info, `"title":"Redux served context"`) {
+		t.Errorf("the server's title: %s", info)
+	}
+	if named < 100 {
+		t.Errorf("the served texts name Redux %d times; the site's name is in far more sentences", named)
 	}
 }
