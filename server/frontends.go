@@ -96,7 +96,12 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	}
 	// Every version is warmed before it is served, the one served now
 	// included, so no request pays for loading it.
-	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, mode, query.StoreWarm(reader.Warm))); err != nil {
+	warm := query.StoreWarm(reader.Warm)
+	warmTexts := func(ctx context.Context, v *store.Version) error {
+		texts.warm(query.StoreVersion(v))
+		return warm(ctx, v)
+	}
+	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, mode, warmTexts)); err != nil {
 		log.Error("warming the served version", "error", err.Error())
 	}
 	logServedTrees(log, mode, reader)

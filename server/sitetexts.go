@@ -33,6 +33,9 @@ type siteTexts struct {
 	log      *slog.Logger
 	mu       sync.Mutex // held while texts are computed
 	cur      atomic.Pointer[versionTexts]
+	// next are the texts of the version warmed last (warm), which a
+	// request takes once that version is served, so none pays for them.
+	next *versionTexts
 }
 
 // versionTexts are the texts of one version, by its name ("" for none
@@ -94,21 +97,50 @@ func (s *siteTexts) compute() (*plane.Texts, error) {
 	if last != nil && last.version == name {
 		return last.texts, nil
 	}
-	site := s.siteOf(v)
-	key, _ := json.Marshal(site)
-	if last != nil && last.site == string(key) {
-		s.cur.Store(&versionTexts{version: name, site: last.site, texts: last.texts})
-		return last.texts, nil
+	if n := s.next; n != nil && n.version == name && name != "" {
+		s.cur.Store(n)
+		s.next = nil
+		return n.texts, nil
 	}
-	t, err := plane.TextsOf(site)
+	vt, err := s.textsOf(v, name, last)
 	if err != nil {
 		if last != nil {
 			return last.texts, err
 		}
 		return nil, err
 	}
-	s.cur.Store(&versionTexts{version: name, site: string(key), texts: t})
-	return t, nil
+	s.cur.Store(vt)
+	return vt.texts, nil
+}
+
+// textsOf returns the texts of v, named name ("" and nil for none
+// served), those of last where they were filled for the same site.
+func (s *siteTexts) textsOf(v query.Version, name string, last *versionTexts) (*versionTexts, error) {
+	site := s.siteOf(v)
+	key, _ := json.Marshal(site)
+	if last != nil && last.site == string(key) {
+		return &versionTexts{version: name, site: last.site, texts: last.texts}, nil
+	}
+	t, err := plane.TextsOf(site)
+	if err != nil {
+		return nil, err
+	}
+	return &versionTexts{version: name, site: string(key), texts: t}, nil
+}
+
+// warm computes the texts of v, a version about to be served, so the
+// first request after its activation reads them computed: it runs with
+// the store's warming of each version (store.SetWarm). A fault is logged,
+// and the texts are then computed on the first request.
+func (s *siteTexts) warm(v query.Version) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vt, err := s.textsOf(v, v.Name(), s.cur.Load())
+	if err != nil {
+		s.log.Error("the served texts of the version", "version", v.Name(), "error", err.Error())
+		return
+	}
+	s.next = vt
 }
 
 // siteOf returns what the texts say of the site while v (nil for none)
