@@ -10,9 +10,10 @@
 // and templates for documentation pages and outlines, read through
 // read_documentation (URIs in URI), each answer taken typed from the
 // dispatcher (dispatch.Chunk, dispatch.CatalogPage). The prompts are the
-// skills among the contract set's entries the dispatcher holds
-// (Dispatcher.CatalogItems), listed to the callers list_context lists
-// them to.
+// skills among the contract set's entries of the served texts (Texts),
+// listed to the callers list_context lists them to. The tools'
+// descriptions, the prompts' and the instructions follow the served
+// texts, which follow the served version.
 // Server wires them into one mcp-go server; HTTPHandler and ServeStdio
 // are its two transports.
 package mcp

@@ -122,8 +122,7 @@ func newFixtureOn(t testing.TB, st *store.Store, skills ...catalog.Skill) *fixtu
 	if f.d, err = plane.New(reader, f.resolver, f.rec); err != nil {
 		t.Fatal(err)
 	}
-	f.d.SetCatalog(cat)
-	if f.s, err = mcp.New(f.d, mcp.Options{TextMaxLimit: c.Limits().TextMaxLimit}); err != nil {
+	if f.s, err = mcp.New(f.d, mcp.Options{TextMaxLimit: c.Limits().TextMaxLimit, Texts: mcp.FixedTexts{Items: cat.Items()}}); err != nil {
 		t.Fatal(err)
 	}
 	f.h = f.s.HTTPHandler(mcp.HTTPOptions{Resolver: f.resolver, BodyLimit: 64 << 10, AllowedOrigins: []string{"https://agents.example"}})

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // skillPrefix begins a skill's content ID; a skill's parts add
@@ -77,12 +78,24 @@ func (s *Server) prompts(items []tzctx.CatalogItem) []prompt {
 					body += "\n\nUse `" + a.Name + "`: " + v
 				}
 			}
-			return &mcpgo.GetPromptResult{Description: p.Description, Messages: []mcpgo.PromptMessage{
+			return &mcpgo.GetPromptResult{Description: s.promptDescription(id, p.Description), Messages: []mcpgo.PromptMessage{
 				{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent(body)},
 			}}, nil
 		}})
 	}
 	return out
+}
+
+// promptDescription is the description of the prompt of the skill id as
+// the texts served now give it, which names the site; def where they lack
+// the skill.
+func (s *Server) promptDescription(id, def string) string {
+	for _, it := range s.siteTexts().Items {
+		if it.ID == id {
+			return skillDescription(it)
+		}
+	}
+	return def
 }
 
 // skillDescription is the description in a skill's front matter, else
@@ -122,12 +135,24 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 	for i, t := range summary {
 		trees[i] = t.Name
 	}
+	texts := s.siteTexts()
+	skills := map[string]tzctx.CatalogItem{}
+	for _, it := range texts.Items {
+		if name, ok := strings.CutPrefix(it.ID, skillPrefix); ok {
+			skills[name] = it
+		}
+	}
 	var out []mcpgo.Prompt
 	for _, p := range prompts {
 		if !listed[skillPrefix+p.Name] || (!lib && s.libraryPrompts[p.Name]) {
 			continue
 		}
-		out = append(out, s.withPageExample(p, trees))
+		// The skill's title and description as the texts served now
+		// give them, which name the site.
+		if it, ok := skills[p.Name]; ok {
+			p.Title, p.Description = it.Title, skillDescription(it)
+		}
+		out = append(out, withPageExample(texts.Site, p, trees))
 	}
 	return out
 }
@@ -135,8 +160,8 @@ func (s *Server) filterPrompts(ctx context.Context, prompts []mcpgo.Prompt) []mc
 // withPageExample returns p with its page argument's example route drawn
 // from trees, the caller's (exampleRoute); p itself where the example is
 // the contract's.
-func (s *Server) withPageExample(p mcpgo.Prompt, trees []string) mcpgo.Prompt {
-	route := s.exampleRoute(trees, contractPageExample)
+func withPageExample(site schemas.Site, p mcpgo.Prompt, trees []string) mcpgo.Prompt {
+	route := exampleRoute(site, trees, contractPageExample)
 	if route == contractPageExample {
 		return p
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // The resource URIs (contracts/choices.md, "MCP"). A catalog entry is
@@ -177,14 +178,14 @@ type template struct {
 // read through read_context, and a documentation page or outline, read
 // through read_documentation. Their descriptions name every configured
 // tree; each list names the caller's own (templatesFor).
-func (s *Server) templates() []template {
+func (s *Server) templates(site schemas.Site) []template {
 	handle := func(read func(context.Context, string) ([]mcpgo.ResourceContents, error)) server.ResourceTemplateHandlerFunc {
 		return func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 			return read(ctx, req.Params.URI)
 		}
 	}
 	names := s.d.TreeNames()
-	page, outline := templateDescriptions(names, s.exampleRoute(names, ""))
+	page, outline := templateDescriptions(names, exampleRoute(site, names, ""))
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
 			mcpgo.WithTemplateTitle("A catalog entry"),
@@ -214,7 +215,7 @@ func (s *Server) templatesFor(ctx context.Context, templates []mcpgo.ResourceTem
 		s.log.Warn("mcp resources/templates/list", "code", string(tzctx.ErrorCode(err)))
 		trees = nil
 	}
-	page, outline := templateDescriptions(trees, s.exampleRoute(trees, ""))
+	page, outline := templateDescriptions(trees, exampleRoute(s.siteTexts().Site, trees, ""))
 	for i, t := range templates {
 		switch t.Name {
 		case "page":

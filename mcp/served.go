@@ -70,7 +70,7 @@ func (s *Server) served(ctx context.Context, what string) ([]tzctx.TreeSummary, 
 // code points, the trees past the bound counted and listable.
 func (s *Server) instructions(ctx context.Context) string {
 	trees, lib := s.served(ctx, "instructions")
-	return instructionsText(s.site.Name, trees, lib, s.instructionsMax)
+	return instructionsText(s.siteTexts().Site.Name, trees, lib, s.instructionsMax)
 }
 
 // instructionsText is instructions' text for a site named name serving
@@ -132,15 +132,15 @@ func pagesPhrase(n int) string {
 }
 
 // exampleRoute returns the page route the texts a caller is answered
-// give as an example: that of the first of the site's trees among trees
-// (the caller's readable ones), its example route else its home page;
-// def, the contract's, where the site serves the contract's trees or
-// none of trees.
-func (s *Server) exampleRoute(trees []string, def string) string {
-	if s.site.Trees == nil {
+// give as an example: that of the first of site's trees among trees (the
+// caller's readable ones), its example route else its home page; def,
+// the contract's, where the site serves the contract's trees or none of
+// trees.
+func exampleRoute(site schemas.Site, trees []string, def string) string {
+	if site.Trees == nil {
 		return def
 	}
-	for _, t := range s.site.Trees {
+	for _, t := range site.Trees {
 		if slices.Contains(trees, t.Name) {
 			return siteRoute(t)
 		}
@@ -158,11 +158,11 @@ func siteRoute(t schemas.SiteTree) string {
 }
 
 // filledRoute is the example route the contract's texts were filled with
-// for the site (schemas.FillSite): its first tree's; "" where the site
-// serves the contract's trees.
-func (s *Server) filledRoute() string {
-	if len(s.site.Trees) == 0 {
+// for site (schemas.FillSite): its first tree's; "" where the site serves
+// the contract's trees.
+func filledRoute(site schemas.Site) string {
+	if len(site.Trees) == 0 {
 		return ""
 	}
-	return siteRoute(s.site.Trees[0])
+	return siteRoute(site.Trees[0])
 }

@@ -35,8 +35,14 @@ type Options struct {
 	SiteName string
 	// Site is what the contract's texts say of the site: its name (""
 	// takes SiteName) and the trees it serves, nil for the contract's
-	// own, from which the texts a caller is answered draw their examples.
+	// own, from which the texts a caller is answered draw their examples;
+	// where Texts is nil.
 	Site schemas.Site
+	// Texts give the served texts of the version served now, which the
+	// tools' descriptions and input schemas, the prompts, the
+	// instructions and the example routes follow; nil serves Site's
+	// alone, with no prompt.
+	Texts Texts
 	// SubscriptionsPerSession and SubscriptionsTotal bound the resource
 	// subscriptions of one session and of all; 0 means
 	// DefaultSubscriptionsPerSession, DefaultSubscriptionsTotal.
@@ -72,11 +78,17 @@ type Server struct {
 	versions sync.Map
 	// feat holds each session's log level, notices and subscriptions.
 	feat *features
-	// site is Options.Site, its name filled in.
-	site schemas.Site
+	// texts are Options.Texts, or Options.Site's where none.
+	texts Texts
+	// tools hold the tools' texts of the site served last.
+	tools toolTextsHolder
 	// instructionsMax is Options.InstructionsMaxChars, its default
 	// filled in.
 	instructionsMax int
+	// version and title are the server's version and the title it was
+	// built with, which mcp-go reports unless stampServerInfo names the
+	// site otherwise.
+	version, title string
 	// libraryPrompts are the prompts of the library's skills, and
 	// libraryItems the catalog entries of the library (isLibraryItem),
 	// offered only where the served version holds a library.
@@ -100,13 +112,15 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	if s.instructionsMax <= 0 {
 		s.instructionsMax = DefaultInstructionsMaxChars
 	}
-	s.site = opts.Site
-	if s.site.Name == "" {
-		s.site.Name = opts.SiteName
+	s.texts = opts.Texts
+	if s.texts == nil {
+		site := opts.Site
+		if site.Name == "" {
+			site.Name = opts.SiteName
+		}
+		s.texts = FixedTexts{Site: site}
 	}
-	if s.site.Name == "" {
-		s.site.Name = schemas.DefaultSiteName
-	}
+	start := s.siteTexts()
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcpgo.InitializeRequest, res *mcpgo.InitializeResult) {
 		if res == nil {
@@ -116,6 +130,9 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 			s.versions.Store(cs.SessionID(), res.ProtocolVersion)
 		}
 		res.Instructions = s.instructions(ctx)
+		// The site's name follows the served version where no name is
+		// configured (schemas.NameOf).
+		res.ServerInfo.Title = s.siteTitle()
 	})
 	hooks.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcpgo.DiscoverRequest, res *mcpgo.DiscoverResult) {
 		if res != nil {
@@ -141,7 +158,11 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 	if version == "" {
 		version = "dev"
 	}
-	name := s.site.Name
+	name := start.Site.Name
+	s.version, s.title = version, name+" served context"
+	hooks.AddOnSuccess(func(ctx context.Context, _ any, _ mcpgo.MCPMethod, _ any, result any) {
+		s.stampServerInfo(ctx, result)
+	})
 	s.mcp = server.NewMCPServer("tzctx", version,
 		server.WithTitle(name+" served context"),
 		// Each initialize and server/discover answer replaces these
@@ -175,15 +196,15 @@ func New(d Dispatcher, opts Options) (*Server, error) {
 		}
 		s.mcp.AddTool(tool, handle)
 	}
-	for _, t := range s.templates() {
+	for _, t := range s.templates(start.Site) {
 		s.mcp.AddResourceTemplate(t.Template, t.Handler)
 	}
-	for _, it := range d.CatalogItems() {
+	for _, it := range start.Items {
 		if isLibraryItem(it.ID, it.Actions) {
 			s.libraryItems[it.ID] = true
 		}
 	}
-	for _, p := range s.prompts(d.CatalogItems()) {
+	for _, p := range s.prompts(start.Items) {
 		s.mcp.AddPrompt(p.Prompt, p.Handler)
 	}
 	return s, nil
@@ -230,7 +251,10 @@ func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.To
 		}
 		out = append(out, t)
 	}
-	return s.withTrees(ctx, out)
+	texts := s.siteTexts()
+	tt := s.toolTextsOf(texts)
+	s.withToolTexts(tt, out)
+	return s.withTrees(ctx, out, texts.Site, tt)
 }
 
 // WithCaller returns ctx carrying a caller's bearer credential ("" for
@@ -238,4 +262,27 @@ func (s *Server) filterTools(ctx context.Context, tools []mcpgo.Tool) []mcpgo.To
 // for the lists' filters.
 func WithCaller(ctx context.Context, bearer string, id tzctx.Identity) context.Context {
 	return tzctx.WithIdentity(tzctx.WithCredential(ctx, bearer), id)
+}
+
+// siteTitle is the server's title as the texts served now name the site.
+func (s *Server) siteTitle() string { return s.siteTexts().Site.Name + " served context" }
+
+// stampServerInfo names the site as the texts served now do in a result's
+// _meta serverInfo, which mcp-go fills, from protocol version 2026-07-28
+// on, with the title the server was built with: where no site name is
+// configured, the name follows the served version (schemas.NameOf). A
+// result of an earlier protocol version carries no _meta and is left as
+// it is, as is one whose title is the one built with.
+func (s *Server) stampServerInfo(ctx context.Context, result any) {
+	info := server.RequestProtocolInfoFromContext(ctx)
+	if info == nil || !info.Modern {
+		return
+	}
+	m, ok := result.(mcpgo.ResultMetadata)
+	if !ok {
+		return
+	}
+	if title := s.siteTitle(); title != s.title {
+		m.EnsureResultMeta().SetServerInfo(mcpgo.Implementation{Name: "tzctx", Version: s.version, Title: title})
+	}
 }

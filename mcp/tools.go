@@ -24,9 +24,6 @@ type Dispatcher interface {
 	// ReadWhole reads a text to its end as one recorded call.
 	ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (text, mimeType string, err error)
 	Actions() []*dispatch.Action
-	// CatalogItems gives the contract set's entries, the skills the
-	// prompts are made of among them.
-	CatalogItems() []tzctx.CatalogItem
 	// Trees gives the documentation trees the caller of ctx can read in
 	// the served version, which a tool's tree enumeration lists.
 	Trees(ctx context.Context) ([]string, error)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
+	"github.com/turnzerocloud/tzctx/schemas"
 )
 
 // noTreeNote ends the tree member's description where the caller can
@@ -25,10 +26,14 @@ const noTreeNote = " No documentation tree can be read by this connection now: n
 // (contracts/choices.md, "Trees the served version lacks").
 type treeSchemas struct {
 	request map[string]any
+	mu      sync.Mutex
+	// texts names the texts (siteKey) byTrees was narrowed from: a
+	// change of the served texts empties it.
+	texts string
 	// byTrees holds the encoded schema by the trees and their titles;
 	// there are at most 2^n of them for n configured trees, and in
 	// practice one per access setting a caller holds.
-	byTrees sync.Map
+	byTrees map[string]json.RawMessage
 }
 
 // newTreeSchemas returns the tree schemas of a request schema, or nil
@@ -39,7 +44,7 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 	if _, ok := tree["enum"]; !ok {
 		return nil
 	}
-	return &treeSchemas{request: request}
+	return &treeSchemas{request: request, byTrees: map[string]json.RawMessage{}}
 }
 
 // schema returns the encoded input schema offering trees, the tree
@@ -49,7 +54,11 @@ func newTreeSchemas(request map[string]any) *treeSchemas {
 // Where from is not "", the page member's description gives to as its
 // example route in from's place: the caller's first readable tree's,
 // where the contract's text names the site's first tree.
-func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeText, from, to string) (json.RawMessage, error) {
+//
+// The schema is narrowed from request where the served texts (named
+// texts, siteKey) define the action's request, else from the registered
+// one.
+func (ts *treeSchemas) schema(texts string, request map[string]any, trees []string, text func(string) dispatch.TreeText, from, to string) (json.RawMessage, error) {
 	// The key holds each tree's title and the example route too: a tree
 	// the configuration leaves untitled takes the served version's, and
 	// its first page may change, with an activation.
@@ -59,10 +68,18 @@ func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeTex
 	}
 	kb.WriteString(from + "\x00" + to)
 	key := kb.String()
-	if raw, ok := ts.byTrees.Load(key); ok {
-		return raw.(json.RawMessage), nil
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if texts != ts.texts {
+		ts.texts, ts.byTrees = texts, map[string]json.RawMessage{}
 	}
-	req := maps.Clone(ts.request)
+	if raw, ok := ts.byTrees[key]; ok {
+		return raw, nil
+	}
+	if request == nil {
+		request = ts.request
+	}
+	req := maps.Clone(request)
 	props := maps.Clone(req["properties"].(map[string]any))
 	tree := maps.Clone(props["tree"].(map[string]any))
 	if len(trees) == 0 {
@@ -94,14 +111,16 @@ func (ts *treeSchemas) schema(trees []string, text func(string) dispatch.TreeTex
 	if err != nil {
 		return nil, err
 	}
-	ts.byTrees.Store(key, raw)
+	ts.byTrees[key] = raw
 	return raw, nil
 }
 
 // withTrees narrows, in tools, the tree enumeration of every tool whose
 // request names a tree to the trees the caller of ctx can read in the
-// served version. A failing holder check offers none, never a guess.
-func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+// served version, from the request the served texts of site define (tt,
+// nil for the registered ones). A failing holder check offers none, never
+// a guess.
+func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool, site schemas.Site, tt *toolTexts) []mcpgo.Tool {
 	var trees []string
 	asked := false
 	for i, t := range tools {
@@ -117,8 +136,12 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool) []mcpgo.Tool
 			}
 			asked = true
 		}
-		from := s.filledRoute()
-		raw, err := ts.schema(trees, s.d.TreeText, from, s.exampleRoute(trees, from))
+		from := filledRoute(site)
+		key, request := "", map[string]any(nil)
+		if tt != nil {
+			key, request = tt.key, tt.requests[t.Name]
+		}
+		raw, err := ts.schema(key, request, trees, s.d.TreeText, from, exampleRoute(site, trees, from))
 		if err != nil {
 			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
 			continue

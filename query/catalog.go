@@ -193,6 +193,9 @@ func (c *catalogText) Slice(begin, end int) string { return textmap.Slice(c.s, b
 // scannedText is what a contract-set entry's reads share: its stamp and
 // its plain place table.
 type scannedText struct {
+	// text is the text scanned: an entry's text changes where the
+	// served texts follow the served version.
+	text  string
 	stamp string
 	plain *textmap.Map
 }
@@ -202,8 +205,11 @@ type scannedText struct {
 // read; the stamp and the plain places are found once.
 func (r *Reader) catalogText(it tzctx.CatalogItem, limit int) *catalogText {
 	v, ok := r.scanned.Load(it.ID)
-	if !ok {
-		v, _ = r.scanned.LoadOrStore(it.ID, &scannedText{stamp: textStamp(it.Text), plain: textmap.Scan(it.Text)})
+	if !ok || v.(*scannedText).text != it.Text {
+		// The first read of the entry, or of its text in other served
+		// texts (another version's trees), which replaces the last.
+		v = &scannedText{text: it.Text, stamp: textStamp(it.Text), plain: textmap.Scan(it.Text)}
+		r.scanned.Store(it.ID, v)
 	}
 	sc := v.(*scannedText)
 	t := &catalogText{Layout: sc.plain, s: it.Text, stamp: sc.stamp}

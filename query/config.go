@@ -98,6 +98,14 @@ type ContractSet interface {
 	Item(id string) (tzctx.CatalogItem, bool)
 }
 
+// SiteNamer is a ContractSet whose texts name the site, and whose name
+// the reader's own sentences (a rule code's preface) take in place of
+// Config.SiteName: a server whose texts follow the served version names
+// the site as they do.
+type SiteNamer interface {
+	SiteName() string
+}
+
 // Grant is what a holder check allows a caller: the trees it may read, in
 // tree order, and the product profiles its account holds.
 type Grant struct {

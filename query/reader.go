@@ -106,8 +106,9 @@ type Reader struct {
 	// version adds its own (setOf).
 	base *treeSet
 	// scanned holds, per contract-set entry ID, its stamp and plain place
-	// table, computed on its first read: the texts are fixed for the
-	// process's life, and the keys are the catalog's own IDs.
+	// table, computed on the first read of its text: the keys are the
+	// catalog's own IDs, each holding the text it was computed for, so a
+	// text that follows the served version is scanned again once.
 	scanned sync.Map // string -> *scannedText
 }
 

@@ -171,6 +171,9 @@ func (r *Reader) searchText(ctx context.Context, v Version, trees []Tree, words 
 	var b strings.Builder
 	if code != "" && len(hits) > 0 {
 		name := r.cfg.SiteName
+		if n, ok := r.cfg.Catalog.(SiteNamer); ok {
+			name = n.SiteName()
+		}
 		if name == "" {
 			name = schemas.DefaultSiteName
 		}

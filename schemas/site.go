@@ -343,3 +343,51 @@ func LoadSite(site Site) (*Contract, error) {
 	f, _ := named.LoadOrStore(string(key), sync.OnceValues(func() (*Contract, error) { return Parse(NamedSite(FS, site)) }))
 	return f.(func() (*Contract, error))()
 }
+
+// ParseSite returns the embedded contract set with every site placeholder
+// filled for site, as LoadSite does, parsed afresh and kept nowhere: for
+// a server whose served trees follow the served version, which holds the
+// set of the version it serves rather than one per site it ever served.
+// The name must pass CheckSiteName.
+func ParseSite(site Site) (*Contract, error) {
+	if site.Name == "" {
+		site.Name = DefaultSiteName
+	}
+	if err := CheckSiteName(site.Name); err != nil {
+		return nil, fmt.Errorf("site name %q: %w", site.Name, err)
+	}
+	return Parse(NamedSite(FS, site))
+}
+
+// NeutralSiteName is the public name of a site that configures none and
+// serves several trees other than the contract's (NameOf): a name that,
+// like a product's, reads right alone at a sentence's start ("Docs Server
+// serves this documentation"), after its article ("a Docs Server library
+// entry"), in its possessive ("Docs Server's served context") and before
+// a noun ("Search Docs Server documentation"), and claims no one's
+// product.
+const NeutralSiteName = "Docs Server"
+
+// NameOf returns the public name of a site that configures none, serving
+// trees as the texts name them (Site.Trees): the contract's name,
+// DefaultSiteName, for the contract's own trees (nil); the title of its
+// one tree (its name where it has none), cleaned to one line of at most
+// SiteNameMaxLength code points; else NeutralSiteName, also where that
+// title is no name CheckSiteName takes.
+func NameOf(trees []SiteTree) string {
+	switch {
+	case trees == nil:
+		return DefaultSiteName
+	case len(trees) != 1:
+		return NeutralSiteName
+	}
+	name := trees[0].Title
+	if name == "" {
+		name = trees[0].Name
+	}
+	name = CleanOneLine(name, SiteNameMaxLength)
+	if CheckSiteName(name) != nil {
+		return NeutralSiteName
+	}
+	return name
+}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/turnzerocloud/tzctx/internal/leaf/surface"
 	"github.com/turnzerocloud/tzctx/schemas"
@@ -64,5 +65,39 @@ func TestNamedFillsEveryFile(t *testing.T) {
 	}
 	if fill := schemas.FillSiteName("a {{site.name}} b", `x"y`, false); fill != `a x"y b` {
 		t.Errorf("Markdown fill %q", fill)
+	}
+}
+
+// TestNameOf: a site that configures no name is called by the contract's
+// name where it serves the contract's trees, by its one tree's title (its
+// name where it has none; cleaned, cut to the name's bound) where it
+// serves one, and by schemas.NeutralSiteName where it serves several or its one
+// title is no name CheckSiteName takes; each name reads right after its
+// article and in its possessive (issue 31).
+func TestNameOf(t *testing.T) {
+	for _, c := range []struct {
+		trees              []schemas.SiteTree
+		want, article, pos string
+	}{
+		{nil, schemas.DefaultSiteName, "a Turn Zero Cloud", "Turn Zero Cloud's"},
+		{[]schemas.SiteTree{{Name: "redux", Title: "Redux"}}, "Redux", "a Redux", "Redux's"},
+		{[]schemas.SiteTree{{Name: "engines", Title: "Engine Docs"}}, "Engine Docs", "an Engine Docs", "Engine Docs'"},
+		{[]schemas.SiteTree{{Name: "vite"}}, "vite", "a vite", "vite's"},
+		{[]schemas.SiteTree{{Name: "x", Title: "Evil\u202e\u200b\nName\x07"}}, "Evil Name", "an Evil Name", "Evil Name's"},
+		{[]schemas.SiteTree{{Name: "x", Title: "{{site.name}}"}}, schemas.NeutralSiteName, "a Docs Server", "Docs Server's"},
+		{[]schemas.SiteTree{}, schemas.NeutralSiteName, "a Docs Server", "Docs Server's"},
+		{[]schemas.SiteTree{{Name: "redux", Title: "Redux"}, {Name: "vite", Title: "Vite"}}, schemas.NeutralSiteName, "a Docs Server", "Docs Server's"},
+	} {
+		got := schemas.NameOf(c.trees)
+		if got != c.want || schemas.WithArticle(got) != c.article || schemas.Possessive(got) != c.pos {
+			t.Errorf("schemas.NameOf(%v) = %q (%q, %q), want %q (%q, %q)", c.trees, got, schemas.WithArticle(got), schemas.Possessive(got), c.want, c.article, c.pos)
+		}
+		if err := schemas.CheckSiteName(got); err != nil {
+			t.Errorf("schemas.NameOf(%v) = %q, which CheckSiteName refuses: %v", c.trees, got, err)
+		}
+	}
+	long := schemas.NameOf([]schemas.SiteTree{{Name: "x", Title: strings.Repeat("é", 120)}})
+	if n := utf8.RuneCountInString(long); n != schemas.SiteNameMaxLength {
+		t.Errorf("a 120-character title names the site in %d characters, want the bound %d", n, schemas.SiteNameMaxLength)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 
 	"github.com/turnzerocloud/tzctx"
-	"github.com/turnzerocloud/tzctx/internal/action/catalog"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
@@ -44,20 +43,17 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
-	site := cfg.Site.name()
-	// The contract's texts name the trees served, with examples drawn
-	// from them, where they are not the contract's (issue 31).
+	// The served texts name the trees served, with examples drawn from
+	// them, where they are not the contract's, and follow the served
+	// version (issue 31).
 	mode := treeMode(cfg, local)
-	named := cfg.Trees.List
-	if mode == serveAll {
-		named = servedAtStart(cfg.Trees.List, query.FromStore(st))
-	}
-	served := query.SiteOf(site, named, query.FromStore(st))
-	cat, err := catalog.LoadSite(served)
+	texts, err := newSiteTexts(cfg, mode, query.FromStore(st), log)
 	if err != nil {
-		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", site, err)
+		return nil, fmt.Errorf("the embedded contract set, named %q (site.name): %w", cfg.Site.name(), err)
 	}
-	qc := query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: cat, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}
+	start := texts.texts()
+	site := start.Site.Name
+	qc := query.Config{Limits: limits, Origin: cfg.Origin, SiteName: site, Trees: cfg.Trees.List, Holder: query.AccessHolder(cfg.Trees.Access()), Catalog: texts, Search: query.SearchLimits{BudgetMax: cfg.SearchBudgetMax}}
 	if mode == serveAll {
 		// The access map over the trees served, the version's
 		// unlisted ones included, is the holder check.
@@ -80,7 +76,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	// The operator's activations tell MCP clients the lists changed, once
 	// the MCP front end exists.
 	var m *mcp.Server
-	po := plane.Options{SiteName: site, SiteTrees: served.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, tzctx.LogRecorder{Logger: log})}
+	po := plane.Options{SiteName: site, SiteTrees: start.Site.Trees, Reader: reader, Resolver: creds, Recorder: append(recs, meter, tzctx.LogRecorder{Logger: log})}
 	if operator {
 		po.Operator = newOperator(cfg, st, dataDir, log, func() { m.ListsChanged() })
 	}
@@ -88,11 +84,10 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
-	d.SetCatalog(cat)
 	// A stdio message is held to the bound of an HTTP body, and a
 	// resource URI to what an ID within id_max_length can be escaped to.
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
-		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, SiteName: site, Site: served,
+		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, Texts: texts,
 		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute, InstructionsMaxChars: cfg.MCPInstructionsMaxChars,
 		Completions: cfg.MCPCompletions.bounds()})
 	if err != nil {
@@ -100,7 +95,12 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	}
 	// Every version is warmed before it is served, the one served now
 	// included, so no request pays for loading it.
-	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, mode, query.StoreWarm(reader.Warm))); err != nil {
+	warm := query.StoreWarm(reader.Warm)
+	warmTexts := func(ctx context.Context, v *store.Version) error {
+		texts.warm(query.StoreVersion(v))
+		return warm(ctx, v)
+	}
+	if err := st.SetWarm(context.Background(), warmWarning(log, cfg.Trees, mode, warmTexts)); err != nil {
 		log.Error("warming the served version", "error", err.Error())
 	}
 	logServedTrees(log, mode, reader)
@@ -132,45 +132,4 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
-}
-
-// servedAtStart returns the trees a server that serves every tree of the
-// served version (serveAll) names in its texts, from the version served
-// at its start. Where that version holds no tree the configuration does
-// not list, the texts name the configured trees, as without serveAll (the
-// contract's words, for the contract's trees). Else they name the
-// configured trees anonymous callers read that the version holds, then
-// its others (read by anonymous callers, titled by the version). A tree
-// only some callers may read is never named in these texts, held or not:
-// they are the same for every caller, so naming it where it is held would
-// tell a caller who may not read it that it exists. Where no version is
-// served, the configured trees are named. The texts are filled once, at
-// start; the per-caller answers (the MCP instructions, tool schemas,
-// refusals) follow the served version.
-func servedAtStart(configured []query.TreeConfig, versions query.Versions) []query.TreeConfig {
-	v, err := versions.Acquire()
-	if err != nil {
-		return configured
-	}
-	defer v.Release()
-	named := map[string]bool{}
-	for _, t := range configured {
-		named[t.Name] = true
-	}
-	var others []query.TreeConfig
-	for _, n := range v.TreeNames() {
-		if !named[n] {
-			others = append(others, query.TreeConfig{Name: n, Access: "anonymous"})
-		}
-	}
-	if len(others) == 0 {
-		return configured
-	}
-	var out []query.TreeConfig
-	for _, t := range configured {
-		if t.Access == "anonymous" && v.Tree(t.Name) != nil {
-			out = append(out, t)
-		}
-	}
-	return append(out, others...)
 }

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/action/reference"
 	"github.com/turnzerocloud/tzctx/schemas"
@@ -24,7 +27,7 @@ func newGenCmd() *cobra.Command {
 
 func newGenReferenceCmd() *cobra.Command {
 	var check, write bool
-	var siteName string
+	var siteName, treesFlag string
 	cmd := &cobra.Command{
 		Use:   "reference [--check | --write] DIR",
 		Short: "Write, or check, the human reference: one Markdown page per action",
@@ -52,11 +55,15 @@ the cloud tree's manifest lists them.
 			if err := schemas.CheckSiteName(siteName); err != nil {
 				return fmt.Errorf("--site-name %q: %w", siteName, err)
 			}
+			trees, err := referenceTrees(treesFlag)
+			if err != nil {
+				return err
+			}
 			names, err := plane.Registered()
 			if err != nil {
 				return err
 			}
-			pages, err := reference.Generate(schemas.Named(schemas.FS, siteName), names)
+			pages, err := reference.Generate(schemas.NamedSite(schemas.FS, schemas.Site{Name: siteName, Trees: trees}), names)
 			if err != nil {
 				return err
 			}
@@ -64,6 +71,9 @@ the cloud tree's manifest lists them.
 				named := ""
 				if siteName != schemas.DefaultSiteName {
 					named = fmt.Sprintf(" --site-name %q", siteName)
+				}
+				if trees != nil {
+					named += " --trees " + treesFlag
 				}
 				command := fmt.Sprintf("tzctx gen reference%s --write %s (from a checkout: go run ./cmd/tzctx gen reference%s --write %s)", named, dir, named, dir)
 				if err := reference.Check(dir, pages, command); err != nil {
@@ -91,5 +101,37 @@ the cloud tree's manifest lists them.
 	cmd.Flags().BoolVar(&check, "check", false, "check DIR against the generated pages and write nothing")
 	cmd.Flags().BoolVar(&write, "write", false, "rewrite DIR's pages (the default)")
 	cmd.Flags().StringVar(&siteName, "site-name", schemas.DefaultSiteName, "the site's public name the pages name, as the configuration's site.name")
+	cmd.Flags().StringVar(&treesFlag, "trees", strings.Join(tzctx.DefaultTrees, ","), "the trees the pages name, comma-separated in the order served, as the configuration's trees lists them")
 	return cmd
+}
+
+// referenceTrees reads gen reference's --trees: tree names separated by
+// commas, each valid (tzctx.CheckTreeName) and given once, at most
+// tzctx.MaxTrees of them. The contract's three in their order are the
+// contract's texts as written (nil), as a server serving them says.
+func referenceTrees(flag string) ([]schemas.SiteTree, error) {
+	var names []string
+	for _, n := range strings.Split(flag, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, fmt.Errorf("--trees %q: a tree name is empty; give tree names separated by commas, such as --trees redux,vite", flag)
+		case tzctx.CheckTreeName(n) != nil:
+			return nil, fmt.Errorf("--trees %q: %w", flag, tzctx.CheckTreeName(n))
+		case slices.Contains(names, n):
+			return nil, fmt.Errorf("--trees %q: %q is given twice; give each tree once", flag, n)
+		}
+		names = append(names, n)
+	}
+	if len(names) > tzctx.MaxTrees {
+		return nil, fmt.Errorf("--trees: lists %d trees, more than the bound of %d", len(names), tzctx.MaxTrees)
+	}
+	if slices.Equal(names, tzctx.DefaultTrees) {
+		return nil, nil
+	}
+	trees := make([]schemas.SiteTree, len(names))
+	for i, n := range names {
+		trees[i] = schemas.SiteTree{Name: n}
+	}
+	return trees, nil
 }

@@ -90,3 +90,54 @@ func TestGenReferenceCheckCommitted(t *testing.T) {
 		t.Errorf("the committed reference is stale: %v", r.err)
 	}
 }
+
+// TestGenReferenceTrees drives gen reference's --trees: the pages name
+// the given trees, in their order, and no tree of the contract's; --check
+// holds a folder to the trees it was written for and names the flag in
+// the command it gives; the contract's three give the committed pages;
+// a bad list is refused, naming what is wrong.
+func TestGenReferenceTrees(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "actions")
+	mustCLI(t, data, "gen", "reference", "--trees", "redux, vite", dir)
+	all := ""
+	for _, a := range []string{"list_context", "read_documentation", "search_documentation"} {
+		b, err := os.ReadFile(filepath.Join(dir, a+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all += string(b)
+		if !strings.Contains(string(b), "`[\"redux\",\"vite\"]`") {
+			t.Errorf("%s.md does not enumerate redux and vite", a)
+		}
+	}
+	if !strings.Contains(all, "such as /redux/,") {
+		t.Error("read_documentation.md's page example is not a redux route")
+	}
+	for _, gone := range []string{`"cloud"`, `"blueprint"`, `"tzdocs"`, "/cloud/"} {
+		if strings.Contains(all, gone) {
+			t.Errorf("the pages for --trees redux,vite name %s", gone)
+		}
+	}
+	mustCLI(t, data, "gen", "reference", "--trees", "redux,vite", "--check", dir)
+	r := runCLI(t, data, "gen", "reference", "--check", dir)
+	if r.err == nil || !strings.Contains(r.err.Error(), "is stale") {
+		t.Errorf("--check for the contract's trees passed on pages written for redux,vite: %v", r.err)
+	}
+	r = runCLI(t, data, "gen", "reference", "--trees", "redux", "--check", dir)
+	if r.err == nil || !strings.Contains(r.err.Error(), "tzctx gen reference --trees redux --write "+dir) {
+		t.Errorf("--check with --trees does not give the command with the flag: %v", r.err)
+	}
+	if r := runCLI(t, data, "gen", "reference", "--trees", "cloud,blueprint,tzdocs", "--check", committedReference); r.err != nil {
+		t.Errorf("--trees naming the contract's three does not give the committed pages: %v", r.err)
+	}
+	for flag, want := range map[string]string{
+		"redux,,vite": "a tree name is empty",
+		"redux,redux": `"redux" is given twice`,
+		"Redux":       "--trees \"Redux\"",
+	} {
+		if r := runCLI(t, data, "gen", "reference", "--trees", flag, t.TempDir()); r.err == nil || !strings.Contains(r.err.Error(), want) {
+			t.Errorf("--trees %q: %v, want an error saying %q", flag, r.err, want)
+		}
+	}
+}

@@ -333,6 +333,15 @@ func LoadSite(site schemas.Site) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
+	return BuildSite(site, c)
+}
+
+// BuildSite builds the catalog of this build's embedded contract set with
+// every site placeholder filled for site, from c, the contract set parsed
+// for the same site, with the skills generated from it. Unlike LoadSite
+// it keeps nothing: a server whose served trees follow the served version
+// holds the catalog of the version served, not one per site ever served.
+func BuildSite(site schemas.Site, c *schemas.Contract) (*Catalog, error) {
 	generated, err := skills.Generate(c)
 	if err != nil {
 		return nil, err

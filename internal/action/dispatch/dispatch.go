@@ -3,9 +3,11 @@
 // constructs them, each checked against the served contract; it validates
 // a call's arguments against the action's request schema, resolves the
 // caller, runs the handler, maps errors to the contract's vocabulary and
-// records the call. It is all a front end reads through: the answers it
-// returns are typed (Chunk, CatalogPage), and it holds the contract set's
-// entries the front ends offer beside the actions (CatalogItems).
+// records the call. It is all a front end calls through: the answers it
+// returns are typed (Chunk, CatalogPage). The served texts the front ends
+// offer beside the actions (the contract set's entries, the tools'
+// descriptions) are not its: each front end declares what it reads of
+// them (mcp.Texts).
 package dispatch
 
 import (
@@ -146,7 +148,6 @@ type Dispatcher struct {
 	actions  map[string]*Action
 	resolver tzctx.Resolver
 	recorder tzctx.Recorder
-	catalog  Catalog
 	trees    Trees
 	// treeTexts holds what the configuration says of each tree beside
 	// its name (SetTreeTexts).

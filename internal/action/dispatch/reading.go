@@ -58,30 +58,6 @@ type EntrySizer interface {
 	EntrySizes() []int64
 }
 
-// Catalog is the contract set's shared entries with their texts, which
-// the front ends offer beside the actions (MCP makes a prompt of each
-// skill among them); the catalog the server builds from its embedded
-// contract set is one.
-type Catalog interface {
-	// Items returns every entry in catalog order.
-	Items() []tzctx.CatalogItem
-}
-
-// SetCatalog gives the dispatcher the contract set's shared entries,
-// which CatalogItems returns to the front ends. Set it, as the actions
-// are registered, before any front end is built over the dispatcher.
-func (d *Dispatcher) SetCatalog(c Catalog) { d.catalog = c }
-
-// CatalogItems returns the contract set's shared entries in catalog
-// order, every one whoever calls: list_context says which of them a
-// caller may see. It returns none where the dispatcher has no catalog.
-func (d *Dispatcher) CatalogItems() []tzctx.CatalogItem {
-	if d.catalog == nil {
-		return nil
-	}
-	return d.catalog.Items()
-}
-
 // Trees says which documentation trees a caller can read now: those its
 // access allows that the served version holds, in tree order. The reader
 // is one.
