@@ -92,17 +92,17 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := dispatch.New(c, o.Resolver, o.Recorder)
+	var opts []dispatch.Option
 	if o.Reader != nil {
-		d.SetTrees(o.Reader)
 		texts := map[string]dispatch.TreeText{}
 		for _, t := range o.Reader.Config().Trees {
 			if t.Title != "" || t.Description != "" {
 				texts[t.Name] = dispatch.TreeText{Title: t.Title, Description: t.Description}
 			}
 		}
-		d.SetTreeTexts(texts)
+		opts = append(opts, dispatch.WithTrees(o.Reader), dispatch.WithTreeTexts(texts))
 	}
+	d := dispatch.New(c, o.Resolver, o.Recorder, opts...)
 	acts := served(c, o.Reader, d)
 	if o.Operator != nil {
 		acts = append(acts, actions.AdminStatus(c, o.Operator), actions.AdminActivate(c, o.Operator))
