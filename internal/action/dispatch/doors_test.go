@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -56,5 +57,31 @@ func TestNewTakesTheTreesAndTheirTexts(t *testing.T) {
 	}
 	if got := plain.TreeText("guides"); got != (TreeText{}) {
 		t.Errorf("TreeText without WithTreeTexts = %+v, want none", got)
+	}
+}
+
+// TestTypedBindsTheRequest: a Typed handler runs its function with the
+// arguments bound into its request type, and refuses arguments that do
+// not bind under the subject it is given, without running the function.
+func TestTypedBindsTheRequest(t *testing.T) {
+	type req struct {
+		N int    `json:"n"`
+		S string `json:"s"`
+	}
+	runs := 0
+	h := Typed(func(_ context.Context, r req) (*req, string, error) {
+		runs++
+		return &r, "ran", nil
+	}, func(args map[string]any) string { return "unbound" })
+	res, subject, err := h(context.Background(), map[string]any{"n": json.Number("2"), "s": "ab"})
+	if err != nil || subject != "ran" || *res.(*req) != (req{N: 2, S: "ab"}) {
+		t.Errorf("bound call = %v, %q, %v; want the request {2 ab} under ran", res, subject, err)
+	}
+	res, subject, err = h(context.Background(), map[string]any{"n": "two"})
+	if tzctx.ErrorCode(err) != tzctx.InvalidRequest || subject != "unbound" || res != nil {
+		t.Errorf("unbound call = %v, %q, %v; want invalid_request under unbound", res, subject, err)
+	}
+	if runs != 1 {
+		t.Errorf("the function ran %d times, want once (not for the unbound call)", runs)
 	}
 }
