@@ -60,11 +60,17 @@ var contractTrees = regexp.MustCompile(`\b(cloud|blueprint|tzdocs)\b|Turn Zero`)
 // contractDocuments are the texts that are the contract itself and this
 // build's reading of it (and the bundle, which holds them): they define
 // the contract's trees (cloud, blueprint gated by its profile) and stay
-// as written whatever a site serves (contracts/choices.md, "Texts that
-// describe what is served").
+// as written whatever a site serves
+// (contracts/choices/served.md#ch-served-texts). The choices are a
+// contents page and a file per subject under choices/.
 func contractDocument(label string) bool {
 	for _, id := range []string{"source:contracts/served_context.md", "source:contracts%2Fserved_context.md", "source:contracts/choices.md", "source:contracts%2Fchoices.md"} {
 		if strings.HasSuffix(label, id) {
+			return true
+		}
+	}
+	for _, prefix := range []string{"source:contracts/choices/", "source:contracts%2Fchoices%2F"} {
+		if _, id, ok := strings.Cut(label, prefix); ok && strings.HasSuffix(id, ".md") && !strings.Contains(id, "/") && !strings.Contains(id, "%2F") {
 			return true
 		}
 	}
