@@ -45,8 +45,8 @@ eval: build
 # overrides it), which then runs the tests pointed at them.
 TOOLS = GO=$(GO) ./.ci/tools
 
-# The tests run in two tiers (contracts/choices.md, "Tests in two
-# tiers"). make test runs go test -short: the unit and in-process tests,
+# The tests run in two tiers (contracts/choices/testing.md#ch-test-tiers).
+# make test runs go test -short: the unit and in-process tests,
 # with -race, the tzctx binary the child-process tests run built once per
 # test process; a test of the long tier skips there, saying "runs in make
 # test-long". make test-long runs every test without -short: those of

@@ -120,8 +120,9 @@ func TestMethodsAreEchoedBounded(t *testing.T) {
 }
 
 // TestInvalidUTF8IsAParseError: bytes that are not UTF-8 anywhere in a
-// message are -32700 with a null id on both transports (contracts/
-// choices.md), and a call carrying them is recorded refused; mcp-go
+// message are -32700 with a null id on both transports
+// (contracts/choices/callers.md#ch-malformed-requests, "Over MCP too"),
+// and a call carrying them is recorded refused; mcp-go
 // answered them in a method -32601.
 func TestInvalidUTF8IsAParseError(t *testing.T) {
 	f := newFixture(t)

@@ -10,7 +10,7 @@ import (
 )
 
 // The defaults of a completion's bounds, where Options leave them out
-// (contracts/choices.md, "MCP completions, subscriptions and logging").
+// (contracts/choices/mcp.md#ch-mcp-completions).
 const (
 	// DefaultCompletionValueChars bounds the characters of the value a
 	// completion completes: a route (id_max_length, 160, and its tree)

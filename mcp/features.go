@@ -18,8 +18,7 @@ import (
 )
 
 // The defaults of the optional features' bounds, where Options leave
-// them out (contracts/choices.md, "MCP completions, subscriptions and
-// logging").
+// them out (contracts/choices/mcp.md#ch-mcp-completions).
 const (
 	// DefaultSubscriptionsPerSession bounds one session's resource
 	// subscriptions.

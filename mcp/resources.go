@@ -16,12 +16,11 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-// The resource URIs (contracts/choices.md, "MCP"). A catalog entry is
-// ContextPrefix and its content ID, path-escaped (a "/" is %2F); a
-// documentation page is DocsPrefix, the tree, "/page/" and the route
-// without the tree's base path (empty for the home page), path-escaped
-// segment by segment; a tree's outline is DocsPrefix, the tree and
-// "/outline".
+// The resource URIs (contracts/choices/mcp.md#ch-mcp, "Resource URIs"). A
+// catalog entry is ContextPrefix and its content ID, path-escaped (a "/" is
+// %2F); a documentation page is DocsPrefix, the tree, "/page/" and the route
+// without the tree's base path (empty for the home page), path-escaped segment
+// by segment; a tree's outline is DocsPrefix, the tree and "/outline".
 const (
 	ContextPrefix = "tzctx://context/"
 	DocsPrefix    = "tzctx://docs/"

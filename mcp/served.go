@@ -63,7 +63,7 @@ func (s *Server) served(ctx context.Context, what string) ([]tzctx.TreeSummary, 
 }
 
 // instructions are the server instructions for the caller of ctx
-// (contracts/choices.md, "Texts that describe what is served"): what is
+// (contracts/choices/served.md#ch-served-texts): what is
 // served first, each readable tree's title, description and page count,
 // then how to find an answer in it, the library where one is held, and
 // where the service's own contracts are; at most InstructionsMaxChars

@@ -7,10 +7,10 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 )
 
-// membersLine opens the members block of a result's text content: the
-// block is everything after the last such line (contracts/choices.md,
-// "MCP", "Text content"). Nothing the block holds can be this line, so a
-// chunk that quotes it is never taken for the block.
+// membersLine opens the members block of a result's text content: the block is
+// everything after the last such line (contracts/choices/mcp.md#ch-mcp, "Text
+// content"). Nothing the block holds can be this line, so a chunk that quotes
+// it is never taken for the block.
 const membersLine = "--- answer members ---"
 
 // answerText is the text content of the answer res, whose JSON (the HTTP

@@ -11,13 +11,12 @@ import (
 	"github.com/turnzerocloud/tzctx/query"
 )
 
-// TestTextFromTypedAnswerEqualsTextFromJSON: the text content made from
-// the typed answer is byte for byte the one made by decoding the answer's
-// JSON (jsonText, the form contracts/choices.md writes down): a page's
-// first chunk with headings and a continuation, a last chunk, a whole
-// text, text quoting the members line, a catalog page with and without
-// optional members, an empty and a nil catalog, and an answer of another
-// type.
+// TestTextFromTypedAnswerEqualsTextFromJSON: the text content made from the
+// typed answer is byte for byte the one made by decoding the answer's JSON
+// (jsonText, the form contracts/choices/mcp.md#ch-mcp writes down): a page's
+// first chunk with headings and a continuation, a last chunk, a whole text,
+// text quoting the members line, a catalog page with and without optional
+// members, an empty and a nil catalog, and an answer of another type.
 func TestTextFromTypedAnswerEqualsTextFromJSON(t *testing.T) {
 	next := func(n int) *int { return &n }
 	answers := []any{

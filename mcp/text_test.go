@@ -10,10 +10,10 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/dev/testkit"
 )
 
-// textForm is a result's text content read as contracts/choices.md
-// ("MCP", "Text content") writes it, and nothing else: what comes before
-// the last members line, the members by name, and the headings and
-// catalog lines in order.
+// textForm is a result's text content read as contracts/choices/mcp.md#ch-mcp
+// ("Text content") writes it, and nothing else: what comes before the last
+// members line, the members by name, and the headings and catalog lines in
+// order.
 type textForm struct {
 	body     string
 	members  map[string]string

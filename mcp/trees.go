@@ -23,7 +23,8 @@ const noTreeNote = " No documentation tree can be read by this connection now: n
 // documentation tree (`tree` with an enumeration), for each set of trees
 // a caller can read: the request schema with that enumeration narrowed
 // to the trees, so a tool lists no tree the served version lacks
-// (contracts/choices.md, "Trees the served version lacks").
+// (contracts/choices/reading.md#ch-reading, "Trees the served version
+// lacks").
 type treeSchemas struct {
 	request map[string]any
 	mu      sync.Mutex

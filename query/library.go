@@ -312,7 +312,7 @@ func (j *libraryJSON) Stamp() string               { return j.m.Stamp() }
 func (j *libraryJSON) Slice(begin, end int) string { return j.m.Slice(begin, end) }
 
 // TextMembers returns what an MCP text content holds of a list_library
-// page (contracts/choices.md, "MCP", "Text content"), in the line form of
+// page (contracts/choices/mcp.md#ch-mcp, "Text content"), in the line form of
 // every other answer: one line per entry, `- <name> <version> (<kind>[,
 // <status>]): <title> — <description>`, then a line per file, `  -
 // <path> (<mime_type>, <size> bytes)`, then the installed rows the

@@ -456,9 +456,9 @@ func cutSection(txt Text, s SearchSection, avail int) int {
 }
 
 // TextMembers returns what an MCP text content holds of the answer: its
-// text, then its members one a line (contracts/choices.md, "MCP", "Text
-// content"): version, created, budget, used, continuation, then one line
-// per section, best first, naming where to read it.
+// text, then its members one a line (contracts/choices/mcp.md#ch-mcp,
+// "Text content"): version, created, budget, used, continuation, then one
+// line per section, best first, naming where to read it.
 func (a *SearchAnswer) TextMembers() (string, []string) {
 	m := []string{
 		"version: " + a.Version,

@@ -104,7 +104,7 @@ const (
 )
 
 // The site placeholders beside SiteNamePlaceholder, each filled by
-// FillSite (contracts/choices.md, "Texts that describe what is served"):
+// FillSite (contracts/choices/served.md#ch-served-texts):
 //
 //	{{site.name's}}      the name's possessive: "Acme Docs'", "Orbit's"
 //	{{site.a_name}}      the name after its article: "an Acme Docs"

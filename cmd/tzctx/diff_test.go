@@ -89,8 +89,8 @@ tree extra: added, 2 pages
 	}
 }
 
-// TestDiffJSON checks the shape contracts/choices.md documents: every
-// member present, lists empty rather than null.
+// TestDiffJSON checks the shape contracts/choices/versions.md#ch-diff-activate
+// documents: every member present, lists empty rather than null.
 func TestDiffJSON(t *testing.T) {
 	data := twoVersions(t)
 	r := mustCLI(t, data, "diff", "one", "two", "--json")

@@ -14,7 +14,8 @@ import (
 // Includes says which include forms a tree's generator expands in its
 // pages at build time, and where their paths start. A Source sets it; the
 // zero value expands none (Mintlify's trees: their /snippets/ imports are
-// served as written, see contracts/choices.md).
+// served as written, see contracts/choices/links.md#ch-includes,
+// "Mintlify is left as written").
 type Includes struct {
 	// Form names the generator whose forms apply: IncludeMdBook,
 	// IncludeVitePress, IncludeMkDocs, IncludeDocusaurus or

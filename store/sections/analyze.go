@@ -12,9 +12,10 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 )
 
-// The word analysis of search_documentation (contracts/choices.md,
-// "search_documentation"), the same for a section's text, its title and
-// heading path at ingest and for a query when it is searched:
+// The word analysis of search_documentation
+// (contracts/choices/reading.md#ch-search-documentation), the same for a
+// section's text, its title and heading path at ingest and for a query when it
+// is searched:
 //
 //  1. The text is cut into chunks: runs of letters, digits and the joiners
 //     '_', '-', '.', ':' and the apostrophes, joiners trimmed at both ends.

@@ -102,7 +102,8 @@ func TestLoadNamedFillsEveryText(t *testing.T) {
 
 // placeholderLeft reports whether text holds "{{" other than in an mdBook
 // directive ("{{#include …}}", which the choices quote as the form ingest
-// expands): every placeholder of the contract set starts "{{" and none "{{#".
+// expands, contracts/choices/links.md#ch-includes): every placeholder of
+// the contract set starts "{{" and none "{{#".
 func placeholderLeft(text string) bool {
 	return strings.Contains(strings.ReplaceAll(text, "{{#", ""), "{{")
 }

@@ -157,10 +157,10 @@ type spec struct {
 	sections map[string][]string // a title's lines, up to the next title
 }
 
-// publishedLimit is the published form's description of `limit`, which
-// the contract set departs from (contracts/choices.md, "The limit's
-// description"): a chunk read from an offset that is not a place can hold
-// more than the limit, so "Maximum" misled agents.
+// publishedLimit is the published form's description of `limit`, which the
+// contract set departs from (contracts/choices/served.md#ch-reference, "The
+// limit's description"): a chunk read from an offset that is not a place can
+// hold more than the limit, so "Maximum" misled agents.
 const publishedLimit = "Maximum Unicode code points returned in this chunk: 1 through 16000, default 8000. Offsets and limits count code points, not UTF-8 bytes or UTF-16 code units."
 
 // servedLimit is the contract set's description of `limit`.
@@ -243,7 +243,8 @@ func jsonBlock(t *testing.T, section string) string {
 // TestPageFollowsPublishedForm compares the generated read_context page
 // with the published form: the same title, sentences and section titles
 // in the same order, the same JSON, and tables with the same rows and
-// constraint lines. The page departs from the form where the choices say:
+// constraint lines. The page departs from the form where the choices
+// (contracts/choices/served.md#ch-reference) say:
 // Markdown headings, fences and tables, front matter, a line naming the
 // product, no scenario, and a Shared contracts section that lists the
 // shared shapes.

@@ -152,8 +152,9 @@ func TestSkillsPassSurface(t *testing.T) {
 }
 
 // TestNoSkillNeedsParts: each SKILL.md reads in one chunk at the default
-// limit, so no skill is paged into parts (contracts/choices.md, Skills).
-// A skill that outgrows it fails here: split it into parts.
+// limit, so no skill is paged into parts
+// (contracts/choices/served.md#ch-skills). A skill that outgrows it fails
+// here: split it into parts.
 func TestNoSkillNeedsParts(t *testing.T) {
 	lim := contract(t).Limits().TextDefaultLimit
 	for _, s := range generate(t) {

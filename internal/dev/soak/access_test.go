@@ -667,14 +667,14 @@ func waitForTrue(timeout time.Duration, cond func() bool) bool {
 	return true
 }
 
-// TestAccessSearchTimingLargeHiddenTree measures whether a tree-less
-// search's latency tells a caller without the profile how much hidden
-// content holds its words: the gated tree is a synthetic one of 2000
-// pages, the server without it serves the same visible trees, and the
-// same searches for words only the hidden tree holds (in many of its pages
-// and in about a hundred) alternate between the two. The
-// answers must be identical; the latencies are logged with their KS D,
-// and asserted only loosely (see "Soak and access tests" in the choices).
+// TestAccessSearchTimingLargeHiddenTree measures whether a tree-less search's
+// latency tells a caller without the profile how much hidden content holds its
+// words: the gated tree is a synthetic one of 2000 pages, the server without
+// it serves the same visible trees, and the same searches for words only the
+// hidden tree holds (in many of its pages and in about a hundred) alternate
+// between the two. The answers must be identical; the latencies are logged
+// with their KS D, and asserted only loosely
+// (contracts/choices/testing.md#ch-soak-access-tests).
 func TestAccessSearchTimingLargeHiddenTree(t *testing.T) {
 	tier.Long(t, "ingesting a 2000-page hidden tree takes a while")
 	tzctxBin(t)

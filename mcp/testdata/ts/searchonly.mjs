@@ -3,7 +3,7 @@
 // search_documentation call, finds in that call's text content the best
 // cited section (its route#anchor, offset, length and stamp from the
 // members block, its text after its lead line in the packed text; see
-// contracts/choices.md, "search_documentation", "MCP text content"), then
+// contracts/choices/reading.md#ch-search-documentation, "MCP text content"), then
 // reads on from the section with read_documentation (page, offset, stamp,
 // paged by the text's next_offset) and checks that what it reads begins
 // with the section's packed text. It fails, exit status 1 with the reason

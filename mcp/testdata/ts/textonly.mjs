@@ -1,6 +1,6 @@
 // textonly.mjs drives tzctx's MCP front end with the official TypeScript
 // SDK client as a client that hands a model text content alone: it parses
-// nothing but each result's text content (contracts/choices.md, "MCP",
+// nothing but each result's text content (contracts/choices/mcp.md#ch-mcp,
 // "Text content") and prints what it saw as one JSON object on stdout.
 // The Go test TestTypeScriptClientReadsTextAlone runs it against /mcp.
 //
