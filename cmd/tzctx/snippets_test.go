@@ -168,3 +168,25 @@ func TestCheckLinesAfterSnippet(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestIncludeCount: ingest's summary counts, per tree, the include
+// directives it expanded (nested ones too) and those it left as written,
+// each of which a warning names.
+func TestIngestIncludeCount(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"book.toml":      "[book]\ntitle = \"B\"\n",
+		"src/SUMMARY.md": "# Summary\n\n- [One](ch01.md)\n- [Two](ch02.md)\n",
+		"src/ch01.md":    "# One\n\n{{#include part.md}}\n\n```rust\n{{#include gone.rs}}\n```\n",
+		"src/part.md":    "Part.\n\n```rust\n{{#include listing.rs}}\n```\n",
+		"src/listing.rs": "fn main() {}\n",
+		"src/ch02.md":    "# Two\n\nNo includes.\n",
+	})
+	r := mustCLI(t, t.TempDir(), "ingest", "--tree", "tzdocs="+tree)
+	if !strings.Contains(r.stdout, "mdbook \"B\"\n    includes: 2 expanded, 1 left as written\n") {
+		t.Errorf("summary lacks the include count under the tree's line:\n%s", r.stdout)
+	}
+	if strings.Count(r.stderr, "warning: tree tzdocs: src/ch01.md:6: missing file:") != 1 {
+		t.Errorf("the directive left is not warned about once:\n%s", r.stderr)
+	}
+}
