@@ -69,9 +69,12 @@ func isSnippetPath(p string) bool {
 	return (ext == ".mdx" || ext == ".md") && !strings.Contains(p, "://")
 }
 
-// mintlify expands the snippets text imports, as Mintlify renders them,
-// with props the values passed to the snippet whose text this is (nil for
-// a page). An import whose every use was expanded is left out.
+// mintlify expands the uses of the snippets text imports as Mintlify
+// renders them: a tag of a default import is the snippet's content, a
+// {name} of a named import the string constant it names. props are the
+// values passed to the snippet whose text this is (nil for a page), which
+// fill its {name}s, in code blocks too. An import none of whose uses was
+// left as written is left out, as Mintlify shows none.
 func (r *pageRun) mintlify(text string, w where, props map[string]string) string {
 	if !strings.Contains(text, "import") && props == nil {
 		return text
