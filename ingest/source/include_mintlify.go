@@ -76,7 +76,8 @@ func isSnippetPath(p string) bool {
 // fill its {name}s, in code blocks too. An import none of whose uses was
 // left as written is left out, as Mintlify shows none.
 func (r *pageRun) mintlify(text string, w where, props map[string]string) string {
-	if !strings.Contains(text, "import") && props == nil {
+	found := mintImport.FindAllStringSubmatchIndex(text, -1)
+	if found == nil && props == nil {
 		return text
 	}
 	code := fencedLines(text)
@@ -89,7 +90,7 @@ func (r *pageRun) mintlify(text string, w where, props map[string]string) string
 	imports := map[string]*snippetImport{}
 	var importSpans [][]int
 	var importNames [][]string
-	for _, m := range mintImport.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range found {
 		if inCode(m[0]) {
 			continue
 		}
