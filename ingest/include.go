@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/turnzerocloud/tzctx/ingest/sitefs"
 	"github.com/turnzerocloud/tzctx/ingest/source"
@@ -46,4 +47,28 @@ func sideExpander(dir *sitefs.Folder, rules source.Includes, opts Options) *sour
 	}
 	opts.included = used
 	return newExpander(dir, rules, opts)
+}
+
+// What ingest does with a Mintlify page's snippets (Options.MintlifySnippets,
+// --mintlify-snippets): keep serves its imports and tags as written, as
+// every version before the option did; expand serves the text Mintlify
+// renders in their place. See
+// contracts/choices/links.md#ch-mintlify-snippets.
+const (
+	MintlifySnippetsKeep   = "keep"
+	MintlifySnippetsExpand = "expand"
+)
+
+// ErrMintlifySnippets is the fault of a --mintlify-snippets value other
+// than keep or expand.
+var ErrMintlifySnippets = errors.New("--mintlify-snippets takes keep or expand")
+
+// CheckMintlifySnippets refuses a value of Options.MintlifySnippets other
+// than "", keep and expand, naming the flag and its values.
+func (o *Options) CheckMintlifySnippets() error {
+	switch o.MintlifySnippets {
+	case "", MintlifySnippetsKeep, MintlifySnippetsExpand:
+		return nil
+	}
+	return fmt.Errorf("--mintlify-snippets %q: %w (keep, the default, serves a Mintlify page's snippet imports and tags as written; expand serves the snippets' text in their place)", o.MintlifySnippets, ErrMintlifySnippets)
 }

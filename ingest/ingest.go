@@ -96,6 +96,10 @@ type Options struct {
 	// MaxVersionIncludeBytes bounds the same over every page of the
 	// version; 0 means source.DefaultMaxVersionIncludeBytes.
 	MaxVersionIncludeBytes int64
+	// MintlifySnippets says what ingest does with a Mintlify page's
+	// snippets: MintlifySnippetsKeep ("" too) serves the imports and tags
+	// as written; MintlifySnippetsExpand serves what Mintlify renders.
+	MintlifySnippets string
 	// included counts the bytes the version's includes pulled in so far
 	// (prepare sets it; every tree of the version shares it).
 	included *int64
@@ -186,6 +190,10 @@ type TreeRead struct {
 	// Base is the version the tree was carried from, its folder not
 	// read; "" for a tree read anew.
 	Base string
+	// Expanded counts the include directives ingest expanded in the
+	// tree's pages, nested ones included; Left those it left as written
+	// for a fault, each named by a warning (source.Expander).
+	Expanded, Left int
 }
 
 // Error is a fault in a site folder: the file, where one applies the JSON
@@ -353,10 +361,11 @@ type loadedTree struct {
 	// (Run); checkLinks is the resolver of the pages as written, for
 	// tzctx check (Check).
 	links, checkLinks *Resolver
-	// includes are the include forms its pages use (source.Tree), and
-	// expanded counts the directives ingest expanded in them.
-	includes source.Includes
-	expanded int
+	// includes are the include forms its pages use (source.Tree);
+	// expanded counts the directives ingest expanded in them and left
+	// those it left as written for a fault.
+	includes       source.Includes
+	expanded, left int
 }
 
 // Report is what Check found in a site's trees: every tree as ingest
@@ -619,6 +628,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		t := o.t
 		digest.w(t.name)
 		digest.w(t.title)
+		if t.includes.Form == source.IncludeMintlify {
+			// A Mintlify tree read with its snippets expanded is not the
+			// tree read as written, even where no page uses a snippet; as
+			// written, the digest is what it always was.
+			digest.w("mintlify-snippets-expand")
+		}
 		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
 		if err := w.begin(); err != nil {
 			return nil, err
@@ -643,7 +658,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		if dir, err := filepath.Abs(o.src.Dir); err == nil {
 			sources[t.name] = dir
 		}
-		sum.Read = append(sum.Read, TreeRead{Format: t.format, Title: t.title, Skips: source.SkipCounts(t.skips)})
+		sum.Read = append(sum.Read, TreeRead{Format: t.format, Title: t.title, Skips: source.SkipCounts(t.skips), Expanded: t.expanded, Left: t.left})
 		sum.count(sum.Trees[len(sum.Trees)-1])
 		if t.docsVersion != "" {
 			if sum.DocsVersions == nil {

@@ -142,6 +142,9 @@ func openTree(ctx context.Context, src TreeSource, opts Options) (*loadedTree, *
 	if t.title == "" {
 		t.title = derivedTitle(src.Name, "index")
 	}
+	if t.format == "mintlify" && opts.MintlifySnippets == MintlifySnippetsExpand {
+		t.includes = source.Includes{Form: source.IncludeMintlify}
+	}
 	return t, dir, nav.Pages, nil
 }
 
@@ -233,7 +236,7 @@ func readPages(ctx context.Context, t *loadedTree, dir *sitefs.Folder, src TreeS
 		}
 		t.pages = append(t.pages, *p)
 	}
-	t.expanded = x.Expanded
+	t.expanded, t.left = x.Expanded, x.Left
 	t.warnings = append(t.warnings, source.SummariseWarnings(x.Warnings, opts.MaxWarnings)...)
 	return nil
 }

@@ -124,9 +124,11 @@ func LogProgress(w io.Writer) func(Progress) {
 }
 
 // Write writes the summary as tzctx ingest prints it: the version; a
-// line a tree with its counts, its format and its title, followed by a
-// line for each kind of navigation entry it skipped ("1 sidebar link
-// skipped (external URL)"); and the totals.
+// line a tree with its counts, its format and its title, followed, where
+// its pages hold include directives, by their count ("includes: 707
+// expanded, 3 left as written") and by a line for each kind of navigation
+// entry it skipped ("1 sidebar link skipped (external URL)"); and the
+// totals.
 func (s *Summary) Write(w io.Writer) {
 	if s.Existing {
 		fmt.Fprintf(w, "identical content is stored already as version %s; nothing new was written\n", s.Version)
@@ -144,6 +146,9 @@ func (s *Summary) Write(w io.Writer) {
 		}
 		if v := s.DocsVersions[t.Name]; v != "" {
 			fmt.Fprintf(w, "    docs version %s\n", v)
+		}
+		if r.Expanded+r.Left > 0 {
+			fmt.Fprintf(w, "    includes: %d expanded, %d left as written\n", r.Expanded, r.Left)
 		}
 		for _, c := range r.Skips {
 			fmt.Fprintf(w, "    %s\n", c)

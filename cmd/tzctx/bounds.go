@@ -32,3 +32,9 @@ func addTreeFlags(cmd *cobra.Command, trees, formats *[]string) {
 // docsVersionUsage is the help of --docs-version, which tzctx ingest and
 // tzctx check share.
 const docsVersionUsage = "the version of a versioned Docusaurus site to read: NAME as its versions.json lists it, or current for its docs folder; NAME for every tree or TREE=NAME for one (default: the version the site serves, its lastVersion, else the first of versions.json); repeatable"
+
+// addSnippetsFlag adds the --mintlify-snippets flag tzctx ingest and tzctx
+// check share, into opts.
+func addSnippetsFlag(cmd *cobra.Command, opts *ingest.Options) {
+	cmd.Flags().StringVar(&opts.MintlifySnippets, "mintlify-snippets", ingest.MintlifySnippetsKeep, "a Mintlify page's snippets: keep serves their imports and tags as written; expand serves the text Mintlify renders in their place (a snippet's content with the props passed, an imported string constant's value)")
+}

@@ -81,6 +81,9 @@ non-zero; warnings do too with --strict.`,
 				if err := lim.CheckBounds(); err != nil {
 					return err
 				}
+				if err := lim.CheckMintlifySnippets(); err != nil {
+					return err
+				}
 				site := ""
 				if len(args) == 1 {
 					site = args[0]
@@ -127,5 +130,6 @@ non-zero; warnings do too with --strict.`,
 	cmd.Flags().StringVar(&contracts, "contracts", "", "check the contract set in DIR/contracts and DIR/schemas instead of the embedded one")
 	_ = cmd.Flags().MarkHidden("contracts")
 	addBoundFlags(cmd, &lim)
+	addSnippetsFlag(cmd, &lim)
 	return cmd
 }

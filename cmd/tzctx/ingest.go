@@ -66,6 +66,9 @@ base's unless --library is given.`,
 			if err := lim.CheckBounds(); err != nil {
 				return err
 			}
+			if err := lim.CheckMintlifySnippets(); err != nil {
+				return err
+			}
 			// Nothing is created before the build begins, and a failed
 			// build removes the folders it created: a failed or stopped
 			// ingest leaves no folder behind.
@@ -113,6 +116,7 @@ base's unless --library is given.`,
 	cmd.Flags().StringVar(&version, "version", "", "version name (default: date and content digest)")
 	cmd.Flags().BoolVar(&activate, "activate", false, "make the new version the served one")
 	addBoundFlags(cmd, &lim)
+	addSnippetsFlag(cmd, &lim)
 	cmd.Flags().StringVar(&library, "library", "", "the library folder to publish (library.json and a folder per entry); default: the site folder's library/")
 	cmd.Flags().StringVar(&baseName, "base", "", "build on this stored version ('active' for the served one): its other trees are kept as stored, the trees given read anew")
 	cmd.Flags().StringArrayVar(&drops, "drop-tree", nil, "with --base, leave the base's tree NAME out of the new version (repeatable)")

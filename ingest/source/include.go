@@ -13,17 +13,17 @@ import (
 
 // Includes says which include forms a tree's generator expands in its
 // pages at build time, and where their paths start. A Source sets it; the
-// zero value expands none (Mintlify's trees: their /snippets/ imports are
-// served as written, see contracts/choices/links.md#ch-includes,
-// "Mintlify is left as written").
+// zero value expands none (Mintlify's trees unless --mintlify-snippets
+// expand: their snippet imports are served as written by default, see
+// contracts/choices/links.md#ch-mintlify-snippets).
 type Includes struct {
 	// Form names the generator whose forms apply: IncludeMdBook,
-	// IncludeVitePress, IncludeMkDocs, IncludeDocusaurus or
-	// IncludeGitBook; "" for none.
+	// IncludeVitePress, IncludeMkDocs, IncludeDocusaurus, IncludeGitBook
+	// or IncludeMintlify; "" for none.
 	Form string
 	// Root is the folder an "@" path starts at, relative to the tree
 	// folder: VitePress's srcDir, Docusaurus's site folder ("@site/");
-	// for GitBook, the book's root, where a "/" path starts.
+	// for GitBook and Mintlify, the folder a "/" path starts at.
 	Root string
 	// Snippets is set where mkdocs.yml enables pymdownx.snippets, and
 	// BasePaths are its base_path entries, relative to the tree folder.
@@ -38,6 +38,7 @@ const (
 	IncludeMkDocs     = "mkdocs"
 	IncludeDocusaurus = "docusaurus"
 	IncludeGitBook    = "gitbook"
+	IncludeMintlify   = "mintlify"
 )
 
 // IncludeBounds bound what a tree's includes may pull into its pages. A
@@ -101,6 +102,10 @@ type Expander struct {
 	Warnings []string
 	// Expanded counts the directives expanded, nested ones included.
 	Expanded int
+	// Left counts the directives left as written for a fault (each has
+	// a warning, but those a page's or the version's byte bound left
+	// after the first it warned about).
+	Left int
 	// Reads counts the files read (each at most once a page).
 	Reads int
 
@@ -169,6 +174,8 @@ func (x *Expander) Page(ctx context.Context, page string, firstLine int, text st
 		text = r.rawLoader(text, w)
 	case IncludeGitBook:
 		text = r.gitbook(text, w)
+	case IncludeMintlify:
+		text = r.mintlify(text, w, nil)
 	}
 	if r.err != nil {
 		return "", r.err
@@ -176,7 +183,10 @@ func (x *Expander) Page(ctx context.Context, page string, firstLine int, text st
 	return text, nil
 }
 
+// warn records what a directive at loc could not include: it is left as
+// written.
 func (r *pageRun) warn(loc, problem, fix string) {
+	r.x.Left++
 	r.x.Warnings = append(r.x.Warnings, loc+": "+problem+"; "+fix)
 }
 
@@ -258,7 +268,9 @@ func (r *pageRun) read(name, loc, directive string) (string, bool) {
 	}
 	n := int64(len(text))
 	if r.used+n > r.b.MaxPageBytes {
-		if !r.warned {
+		if r.warned {
+			r.x.Left++
+		} else {
 			r.warned = true
 			r.warn(loc, "page bound: "+strconv.Quote(directive)+fmt.Sprintf(" would make the page pull in more than the bound of %d bytes", r.b.MaxPageBytes),
 				"it and the page's further directives are left as written, raise the bound with --max-include-bytes")
@@ -266,7 +278,9 @@ func (r *pageRun) read(name, loc, directive string) (string, bool) {
 		return "", false
 	}
 	if *r.x.Used+n > r.b.MaxVersionBytes {
-		if !r.x.versionWarned {
+		if r.x.versionWarned {
+			r.x.Left++
+		} else {
 			r.x.versionWarned = true
 			r.warn(loc, "version bound: "+strconv.Quote(directive)+fmt.Sprintf(" would make the version's pages pull in more than the bound of %d bytes", r.b.MaxVersionBytes),
 				"it and every further directive are left as written, raise the bound with --max-version-include-bytes")
