@@ -314,7 +314,7 @@ func rewriteLinks(r *Resolver, file, copyText string, m *textmap.Map) string {
 		if l.Heading {
 			continue
 		}
-		res := r.Resolve(file, l.Target)
+		res := r.ResolveLink(file, l)
 		if res.Status != LinkPage && res.Status != LinkNoAnchor {
 			continue
 		}

@@ -42,6 +42,10 @@ type linkRules struct {
 	// bare: a file path without extension names the page of NAME.md
 	// (VitePress).
 	bare bool
+	// baseAdded: the generator adds the site's base to an absolute
+	// Markdown link (VitePress), so the link is written without it; where
+	// false (Astro) every absolute link is written with the base.
+	baseAdded bool
 }
 
 // rulesFor returns the link rules of a format, and false for a format
@@ -56,7 +60,7 @@ func rulesFor(format string) (linkRules, bool) {
 	case "docusaurus":
 		return linkRules{slug: githubSlug, sep: "-", files: true, docsRoot: true}, true
 	case "vitepress":
-		return linkRules{slug: vitePressSlug, sep: "-", files: true, html: true, bare: true}, true
+		return linkRules{slug: vitePressSlug, sep: "-", files: true, html: true, bare: true, baseAdded: true}, true
 	case "starlight":
 		return linkRules{slug: githubSlug, sep: "-", urlDir: true}, true
 	case "markdown", "nextra":
@@ -417,6 +421,11 @@ type Resolution struct {
 	// Version names the version of the site a LinkOtherVersion target is
 	// a page of.
 	Version string
+	// Fix is, for a LinkBroken target that names a page only in another
+	// form of the site's base (Astro's link written without the base,
+	// VitePress's Markdown link written with it), the target written as
+	// the generator resolves it; "" otherwise.
+	Fix string
 }
 
 // Target is the resolved link written as a served route, with the anchor
@@ -431,9 +440,53 @@ func (r Resolution) Target() string {
 // externalLinkRE matches a target with a URI scheme (https:, mailto:).
 var externalLinkRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
 
-// Resolve resolves a link target written on the page of file from (as
-// listed; relative to the tree folder).
+// Resolve resolves a Markdown link's target written on the page of file
+// from (as listed; relative to the tree folder).
 func (r *Resolver) Resolve(from, target string) Resolution {
+	return r.resolve(from, target, false)
+}
+
+// ResolveLink resolves one link of the page of file from: a Markdown
+// link, or a tag's link attribute (l.Attr), which a generator may treat
+// apart (VitePress adds the site's base to the first only).
+func (r *Resolver) ResolveLink(from string, l PageLink) Resolution {
+	return r.resolve(from, l.Target, l.Attr)
+}
+
+// resolve resolves a link target written on the page of file from, in a
+// tag's attribute where tag is true. An absolute target on a site
+// deployed under a base is read as the generator renders it: Astro adds
+// the base to no link, so one written without it is a 404 on the site;
+// VitePress adds it to every Markdown link, so one written with it is
+// (contracts/choices.md, section "Links under a site's base").
+func (r *Resolver) resolve(from, target string, tag bool) Resolution {
+	switch {
+	case r.siteBase == "" || !strings.HasPrefix(target, "/"):
+	case r.hasSiteBase(target) && (tag || !r.rules.baseAdded):
+		return r.resolveWritten(from, r.lessSiteBase(target))
+	case r.hasSiteBase(target):
+		// A VitePress Markdown link written with the base: VitePress
+		// adds the base again.
+		res := r.resolveWritten(from, target)
+		if fixed := r.lessSiteBase(target); res.Status == LinkBroken && r.resolveWritten(from, fixed).Status != LinkBroken {
+			res.Fix = fixed
+		}
+		return res
+	case !r.rules.baseAdded:
+		// An Astro link written without the base: the site serves the
+		// page it names under the base only.
+		res := r.resolveWritten(from, target)
+		if res.Status == LinkPage || res.Status == LinkNoAnchor {
+			return Resolution{Status: LinkBroken, Fix: "/" + r.siteBase + target}
+		}
+		return res
+	}
+	return r.resolveWritten(from, target)
+}
+
+// resolveWritten resolves a link target written on the page of file from
+// as a route of the site less its base.
+func (r *Resolver) resolveWritten(from, target string) Resolution {
 	fi, ok := r.byFile[from]
 	if !ok || externalLinkRE.MatchString(target) || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "{") {
 		return Resolution{Status: LinkElsewhere}
@@ -478,7 +531,6 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 // page finds the listed page a link's path names, and for a route of
 // another version of the site, the version.
 func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus, string) {
-	target = r.lessSiteBase(target)
 	root := r.docsRoot(from)
 	seg := path.Base(target)
 	ext := strings.ToLower(path.Ext(seg))
@@ -619,21 +671,34 @@ func (r *Resolver) inDocs(target string) bool {
 	return !strings.HasPrefix(target, "/") || b == "" || target == "/"+b || strings.HasPrefix(target, "/"+b+"/")
 }
 
-// lessSiteBase returns an absolute link target without the site's base
-// where it is written with it ("/vite/guide/" where base is "/vite/"
-// names "/guide/"): Astro links its pages so, and VitePress's raw HTML
-// links must be. A target without the base is read as written, as
-// VitePress adds the base to Markdown links.
-func (r *Resolver) lessSiteBase(target string) string {
+// hasSiteBase reports whether an absolute link target is written with
+// the site's base ("/vite/guide/" where base is "/vite/").
+func (r *Resolver) hasSiteBase(target string) bool {
 	b := r.siteBase
-	switch {
-	case b == "":
-	case target == "/"+b:
-		return "/"
-	case strings.HasPrefix(target, "/"+b+"/"):
-		return strings.TrimPrefix(target, "/"+b)
+	target, _, _ = strings.Cut(target, "#")
+	return b != "" && (target == "/"+b || strings.HasPrefix(target, "/"+b+"/"))
+}
+
+// lessSiteBase returns an absolute link target written with the site's
+// base without it ("/vite/guide/" where base is "/vite/" names
+// "/guide/").
+func (r *Resolver) lessSiteBase(target string) string {
+	if !r.hasSiteBase(target) {
+		return target
 	}
-	return target
+	if rest := strings.TrimPrefix(target, "/"+r.siteBase); rest != "" && rest[0] == '/' {
+		return rest
+	}
+	return "/" + strings.TrimPrefix(target, "/"+r.siteBase)
+}
+
+// SiteBase is the path the whole site is deployed under, with slashes
+// around it ("/docs/"); "" for the host's root.
+func (r *Resolver) SiteBase() string {
+	if r.siteBase == "" {
+		return ""
+	}
+	return "/" + r.siteBase + "/"
 }
 
 // route is a link target written as a route, absolute from the site's

@@ -193,3 +193,55 @@ func TestServedLinksIntoVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckLinksUnderSiteBase: on a Starlight site under Astro's base
+// "/docs", a link written without the base (a Markdown link, a
+// <LinkCard>) is a 404 on the real site: the served text keeps it as
+// written, and check reports it broken, naming the base and the form that
+// works. On a VitePress site under base "/vite/", a Markdown link written
+// without the base is rewritten (VitePress adds the base), and one written
+// with it is broken (the base twice), naming the form that works.
+func TestCheckLinksUnderSiteBase(t *testing.T) {
+	for _, c := range []struct {
+		name, dir string
+		files     map[string]string
+		page      string
+		served    []string
+		errs      []string
+	}{
+		{"starlight", "", map[string]string{
+			"astro.config.mjs":                 "import starlight from '@astrojs/starlight';\nexport default defineConfig({ base: '/docs', integrations: [starlight({ title: 'S' })] });\n",
+			"src/content/docs/index.mdx":       "---\ntitle: Home\n---\n\nRead [setup](/guides/setup/#hello-world) and [again](/docs/guides/setup/).\n\n<LinkCard title=\"Setup\" href=\"/guides/setup/\" />\n",
+			"src/content/docs/guides/setup.md": "---\ntitle: Setup\n---\n\n## Hello, World!\n",
+		}, "/tzdocs/", []string{"[setup](/guides/setup/#hello-world)", "[again](/tzdocs/guides/setup/)", `href="/guides/setup/"`}, []string{
+			`src/content/docs/index.mdx:5: broken-link: the link target "/guides/setup/#hello-world" names no page: the site is deployed under the base /docs/, and starlight adds the base to no link (Astro leaves links as written), so the site serves nothing at a link written without it; write "/docs/guides/setup/#hello-world"`,
+			`src/content/docs/index.mdx:7: broken-link: the link target "/guides/setup/" names no page: the site is deployed under the base /docs/, and starlight adds the base to no link (Astro leaves links as written), so the site serves nothing at a link written without it; write "/docs/guides/setup/"`,
+		}},
+		{"vitepress", "docs", map[string]string{
+			"docs/.vitepress/config.ts":    "export default { base: '/vite/', themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+			"docs/guide/features.md":       "# Features\nSee [build](/config/build-options#build-target) and [twice](/vite/config/build-options.md).\n",
+			"docs/config/build-options.md": "# Build\n## build.target\n",
+		}, "/tzdocs/guide/features/", []string{"[build](/tzdocs/config/build-options/#buildtarget)", "[twice](/vite/config/build-options.md)"}, []string{
+			`guide/features.md:2: broken-link: the link target "/vite/config/build-options.md" names no page: the site is deployed under the base /vite/, and vitepress adds the base to every absolute Markdown link, so a link written with it names a page under the base twice; write "/config/build-options.md"`,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			site := t.TempDir()
+			testkit.WriteFiles(t, site, c.files)
+			tree := filepath.Join(site, c.dir)
+			data := t.TempDir()
+			mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
+			srv := startServer(t, data, testConfig(0))
+			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": c.page})
+			for _, w := range c.served {
+				if !strings.Contains(text, w) {
+					t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
+				}
+			}
+			errs, _ := checkFindings(t, tree)
+			if strings.Join(errs, "\n") != strings.Join(c.errs, "\n") {
+				t.Errorf("check reports:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(c.errs, "\n"))
+			}
+		})
+	}
+}
