@@ -615,9 +615,10 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus, string)
 // under the tree's own version's path names its page; one under another
 // version's path ("/next/x", "/2.x/x") names the page of the same path in
 // the tree's version where it has one, as the page the reader can read,
-// else it is that version's (LinkOtherVersion); a route under no
-// version's path, read where the tree is not the version served there,
-// is the served version's. It reports false for a route it leaves to the
+// else it is that version's (LinkOtherVersion) where that version has
+// such a page, and broken where it has none; a route under no version's
+// path, read where the tree is not the version served there, is the
+// served version's, alike. It reports false for a route it leaves to the
 // other rules, and for one written outside the route base (inDocs false:
 // a blog post's).
 func (r *Resolver) versioned(p string, inDocs bool) (int, LinkStatus, string, bool) {
@@ -650,17 +651,38 @@ func (r *Resolver) versioned(p string, inDocs bool) (int, LinkStatus, string, bo
 			if i, ok := r.byKey[linkKey(r.tree, rest)]; ok {
 				return i, LinkPage, "", true
 			}
-			return 0, LinkOtherVersion, o.Version, true
+			return 0, otherVersion(o, rest), o.Version, true
 		}
 	}
 	if r.version.Route != "" {
 		for _, o := range r.others {
 			if o.Version != "" && o.Route == "" {
-				return 0, LinkOtherVersion, o.Version, true
+				return 0, otherVersion(o, p), o.Version, true
 			}
 		}
 	}
 	return 0, 0, "", false
+}
+
+// otherVersion is the status of a route (below the version's path) into
+// another version of the site: LinkOtherVersion where that version has a
+// page there, or where its pages were not read; LinkBroken where it has
+// none, as on the site.
+func otherVersion(o source.Other, route string) LinkStatus {
+	if o.Pages == nil {
+		return LinkOtherVersion
+	}
+	want := strings.Trim(route, "/")
+	for _, p := range o.Pages {
+		p = strings.TrimSuffix(p, "/index")
+		if p == "index" {
+			p = ""
+		}
+		if p == want {
+			return LinkOtherVersion
+		}
+	}
+	return LinkBroken
 }
 
 // inDocs reports whether a link target is written under the route base

@@ -141,6 +141,19 @@ func TestResolveLinkForms(t *testing.T) {
 			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
 			{"versioned_docs/version-2.x/intro.md", "/blog/post", LinkBroken, ""},
 		}},
+		// The other versions' pages read: a link into one is told a page
+		// of it, or broken where no page of it is there.
+		{name: "docusaurus read at an older version, the others' pages read", format: "docusaurus", root: "versioned_docs/version-2.x", routeBase: "docs", version: source.Other{Route: "2.x", Version: "2.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-2.x/intro.md", "# Intro\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current", Pages: []string{"index", "next-only"}}, {Folder: "versioned_docs/version-3.x", Route: "", Version: "3.x", Pages: []string{"only-in-3", "api/index"}}}, links: []want{
+			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/api/", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/in-no-version", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next/next-only", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next/only-in-3", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+		}},
 		{name: "vitepress base", format: "vitepress", root: "docs", siteBase: "vite", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
 			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},

@@ -245,3 +245,51 @@ func TestCheckLinksUnderSiteBase(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckLinksIntoOtherVersions: a versioned Docusaurus site read at an
+// older version (--docs-version 1.0) links bare /docs/… routes, which the
+// site serves from its last version (2.0): one the last version has is
+// served as written with an other-version warning; one no version has is
+// a plain broken link, as on the site; so is /docs/next/… where current
+// has no such page.
+func TestCheckLinksIntoOtherVersions(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"docusaurus.config.js":                "module.exports = {presets: [['classic', {docs: {}}]]}\n",
+		"versions.json":                       `["2.0", "1.0"]`,
+		"versioned_docs/version-2.0/intro.md": "# Intro 2.0\n",
+		"versioned_docs/version-2.0/added.md": "# Added in 2.0\n",
+		"versioned_docs/version-1.0/intro.md": "# Intro 1.0\n\nSee [added](/docs/added), [nowhere](/docs/nowhere) and [next](/docs/next/gone).\n",
+		"docs/intro.md":                       "# Intro next\n",
+	})
+	args := []string{"--docs-version", "1.0"}
+	errs, warns := checkFindings(t, tree, args...)
+	want := []string{
+		`versioned_docs/version-1.0/intro.md:3: broken-link: the link target "/docs/nowhere" names no page the docusaurus navigation lists`,
+		`versioned_docs/version-1.0/intro.md:3: broken-link: the link target "/docs/next/gone" names no page the docusaurus navigation lists`,
+	}
+	if len(errs) != len(want) {
+		t.Errorf("check errors:\n%s\nwant %d", strings.Join(errs, "\n"), len(want))
+	}
+	for i := range min(len(errs), len(want)) {
+		if !strings.HasPrefix(errs[i], want[i]) {
+			t.Errorf("check error %d:\n%s\nwant it to start %q", i, errs[i], want[i])
+		}
+	}
+	var other []string
+	for _, w := range warns {
+		if strings.Contains(w, ": other-version: ") {
+			other = append(other, w)
+		}
+	}
+	if len(other) != 1 || !strings.HasPrefix(other[0], `versioned_docs/version-1.0/intro.md:3: other-version: the link target "/docs/added" names a page of version 2.0`) {
+		t.Errorf("check: want one other-version warning, for /docs/added; got\n%s", strings.Join(warns, "\n"))
+	}
+	data := t.TempDir()
+	mustCLI(t, data, append([]string{"ingest", "--tree", "tzdocs=" + tree, "--version", "v", "--activate"}, args...)...)
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/intro/"})
+	if w := "See [added](/docs/added), [nowhere](/docs/nowhere) and [next](/docs/next/gone)."; !strings.Contains(text, w) {
+		t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
+	}
+}
