@@ -53,14 +53,19 @@ func TestPageLinksAttributes(t *testing.T) {
 		{"JSX template literals around a Markdown link", "<code>{`Array<{ icon: `}[StarlightIcon](/reference/icons/){`; href: string }>`}</code>\n", []string{"/reference/icons/"}},
 		{"empty and other attributes", `<a href="">x</a> <img src="/logo.png" /> <a id="top"></a>` + "\n", nil},
 	} {
-		got := []string{}
-		for _, l := range PageLinks(c.copy, textmap.Scan(c.copy)) {
-			got = append(got, l.Target)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
+		if got := pageLinkTargets(c.copy); fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
 			t.Errorf("%s: PageLinks = %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// pageLinkTargets returns the targets PageLinks reads from a copy.
+func pageLinkTargets(copyText string) []string {
+	got := []string{}
+	for _, l := range PageLinks(copyText, textmap.Scan(copyText)) {
+		got = append(got, l.Target)
+	}
+	return got
 }
 
 // TestPageLinksJSXCommentsAndEntities is data-driven: a link inside an
@@ -81,11 +86,7 @@ func TestPageLinksJSXCommentsAndEntities(t *testing.T) {
 		{"not in a JSX string", `<Link to={"/x&amp;y"}>x</Link>` + "\n", []string{"/x&amp;y"}},
 		{"in a Markdown destination", "[a](/a&amp;b)\n", []string{"/a&b"}},
 	} {
-		got := []string{}
-		for _, l := range PageLinks(c.copy, textmap.Scan(c.copy)) {
-			got = append(got, l.Target)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
+		if got := pageLinkTargets(c.copy); fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
 			t.Errorf("%s: PageLinks = %q, want %q", c.name, got, c.want)
 		}
 	}

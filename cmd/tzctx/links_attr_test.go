@@ -116,24 +116,33 @@ func TestServedLinksUnderSiteBase(t *testing.T) {
 		}, "/tzdocs/", []string{`href="/tzdocs/guides/setup/"`, "[setup](/tzdocs/guides/setup/#hello-world)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			site := t.TempDir()
-			testkit.WriteFiles(t, site, c.files)
-			tree := filepath.Join(site, c.dir)
-			data := t.TempDir()
-			mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
-			srv := startServer(t, data, testConfig(0))
-			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": c.page})
-			for _, w := range c.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
-				}
-			}
+			tree, srv := servedPageHolds(t, c.files, c.dir, c.page, c.want)
 			mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": strings.SplitN(strings.SplitN(c.want[0], `"`, 3)[1], "#", 2)[0]})
 			if errs, _ := checkFindings(t, tree); len(errs) != 0 {
 				t.Errorf("check reports:\n%s", strings.Join(errs, "\n"))
 			}
 		})
 	}
+}
+
+// servedPageHolds writes files into a site folder, ingests its folder dir
+// as tree tzdocs, serves it and checks that page's served text holds each
+// of want; it returns the tree folder and the server.
+func servedPageHolds(t *testing.T, files map[string]string, dir, page string, want []string) (string, *testServer) {
+	t.Helper()
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, files)
+	tree := filepath.Join(site, dir)
+	data := t.TempDir()
+	mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": page})
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
+		}
+	}
+	return tree, srv
 }
 
 // TestServedLinksIntoVersions: a versioned Docusaurus site read at its
@@ -226,18 +235,7 @@ func TestCheckLinksUnderSiteBase(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			site := t.TempDir()
-			testkit.WriteFiles(t, site, c.files)
-			tree := filepath.Join(site, c.dir)
-			data := t.TempDir()
-			mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
-			srv := startServer(t, data, testConfig(0))
-			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": c.page})
-			for _, w := range c.served {
-				if !strings.Contains(text, w) {
-					t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
-				}
-			}
+			tree, _ := servedPageHolds(t, c.files, c.dir, c.page, c.served)
 			errs, _ := checkFindings(t, tree)
 			if strings.Join(errs, "\n") != strings.Join(c.errs, "\n") {
 				t.Errorf("check reports:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(c.errs, "\n"))
