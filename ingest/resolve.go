@@ -419,7 +419,8 @@ type Resolution struct {
 	// File is the file of the page (relative to the tree folder).
 	File string
 	// Version names the version of the site a LinkOtherVersion target is
-	// a page of.
+	// a page of, or the version whose route a LinkBroken target is where
+	// that version has no page there.
 	Version string
 	// Fix is, for a LinkBroken target that names a page only in another
 	// form of the site's base (Astro's link written without the base,

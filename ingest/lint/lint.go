@@ -377,11 +377,14 @@ func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broke
 			at.Rule = RuleBrokenLink
 			at.Message = fmt.Sprintf("the link target %q names no page the %s lists", l.Target, navName(t))
 			target, _, _ := strings.Cut(l.Target, "#")
-			if r.Fix != "" {
+			switch f := unlistedFile(t, p, target); {
+			case r.Fix != "":
 				at.Message = fmt.Sprintf("the link target %q names no page: the site is deployed under the base %s, and %s; write %q", l.Target, t.Links.SiteBase(), baseRule(t.Format, l.Attr), r.Fix)
-			} else if f := unlistedFile(t, p, target); f != "" {
+			case r.Version != "":
+				at.Message = fmt.Sprintf("the link target %q names no page: it is a route of version %s of the site, which has no page there, nor has %s, the version this tree is read at; link a page of %s, or add the page", l.Target, r.Version, t.Links.Version(), t.Links.Version())
+			case f != "":
 				at.Message += fmt.Sprintf(" (%s exists, but %s does not list it); list the page %s, or link a listed page", f, navFile(t), listHow(t))
-			} else {
+			default:
 				at.Message += "; link a listed page by its file (as " + t.Format + " resolves it) or its route, or add and list the page"
 			}
 		case ingest.LinkNoAnchor:
