@@ -437,14 +437,12 @@ func (e *jsEval) collect(ast *js.AST) {
 					exportsExpr, exportsLine = b.Y, e.jsLine(b.X)
 				default:
 					// exports.name = … and module.exports.name = …: a
-					// named export of CommonJS.
+					// named export of CommonJS, evaluated only where a
+					// module imports it (the module read first is read
+					// for its module.exports, as before).
 					k, ok := strings.CutPrefix(strings.TrimPrefix(n, "module."), "exports.")
 					if ok && k != "" && !strings.Contains(k, ".") {
-						if _, dup := e.named[k]; !dup {
-							e.order = append(e.order, k)
-						}
 						e.named[k] = b.Y
-						e.declLine[k] = e.jsLine(b.X)
 					}
 				}
 			}
