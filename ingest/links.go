@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"html"
 	"regexp"
 	"sort"
 	"strings"
@@ -13,7 +14,8 @@ import (
 )
 
 // PageLink is one link of a page's copy: its target as written (angle
-// brackets and escapes removed), its 1-based line in the copy, whether
+// brackets and escapes removed, HTML entities decoded as the page's
+// reader gets them), its 1-based line in the copy, whether
 // that line is a heading, whether it is a tag's attribute rather than a
 // Markdown link, and the byte span of the destination as written in the
 // copy.
@@ -37,14 +39,18 @@ var atxRE = regexp.MustCompile(`^ {0,3}#{1,6}(?:[ \t]|$)`)
 // "[text](target)", the reference definitions "[label]: target" and the
 // link attributes of tags (an HTML <a href>, a component's href or to
 // prop: attrLinkSpans), less those inside fenced code blocks and HTML
-// comments, inline code spans and inline HTML comments. The served
-// text's links are rewritten from it and tzctx check lints it.
+// comments, inline code spans, inline HTML comments and MDX's JSX
+// comments ({/* … */}, over lines too). A target's HTML entities
+// ("&amp;", "&#x2F;") are decoded, as the site's reader gets them, except
+// in a JSX string literal ({"…"}, which JavaScript reads as written). The
+// served text's links are rewritten from it and tzctx check lints it.
 func PageLinks(copyText string, m *textmap.Map) []PageLink {
 	var out []PageLink
 	masked := []byte(copyText)
 	var lineOffs []int // byte offset of each line start read
 	var headings []bool
 	fi, ci, off := 0, 0, 0
+	inJSX := false // inside a JSX comment opened on an earlier line
 	for i, line := range strings.SplitAfter(copyText, "\n") {
 		lineOff := off
 		off += len(line)
@@ -67,6 +73,7 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 		}
 		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		ml := maskInline(line)
+		ml, inJSX = maskJSXComments(ml, inJSX)
 		copy(masked[lineOff:], ml)
 		if mm := refDefRE.FindStringSubmatchIndex(ml); mm != nil {
 			s, e := mm[2], mm[3]
@@ -74,7 +81,7 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 			if strings.HasPrefix(tg, "<") {
 				tg = strings.TrimSuffix(tg[1:], ">")
 			}
-			out = append(out, PageLink{Target: tg, Line: i + 1, Heading: heading, start: lineOff + s, end: lineOff + e})
+			out = append(out, PageLink{Target: html.UnescapeString(tg), Line: i + 1, Heading: heading, start: lineOff + s, end: lineOff + e})
 		}
 		for _, sp := range linkSpans(ml) {
 			tg := strings.TrimSpace(line[sp.start:sp.end])
@@ -86,7 +93,7 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 			if tg == "" {
 				continue
 			}
-			out = append(out, PageLink{Target: tg, Line: i + 1, Heading: heading, start: lineOff + sp.start, end: lineOff + sp.end})
+			out = append(out, PageLink{Target: html.UnescapeString(tg), Line: i + 1, Heading: heading, start: lineOff + sp.start, end: lineOff + sp.end})
 		}
 	}
 	attrs := attrLinkSpans(string(masked[:off]))
@@ -95,7 +102,11 @@ func PageLinks(copyText string, m *textmap.Map) []PageLink {
 	}
 	for _, sp := range attrs {
 		line := sort.SearchInts(lineOffs, sp.start+1) - 1
-		out = append(out, PageLink{Target: copyText[sp.start:sp.end], Line: line + 1, Heading: headings[line], Attr: true, start: sp.start, end: sp.end})
+		tg := copyText[sp.start:sp.end]
+		if !sp.js {
+			tg = html.UnescapeString(tg)
+		}
+		out = append(out, PageLink{Target: tg, Line: line + 1, Heading: headings[line], Attr: true, start: sp.start, end: sp.end})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
 	// A span inside another (a Markdown link written in an attribute's
@@ -232,7 +243,7 @@ func tagAttrs(text string, i int) (int, []linkSpan) {
 			if e < 0 {
 				return len(text), nil
 			}
-			v, ok = linkSpan{k + 1, k + 1 + e}, true
+			v, ok = linkSpan{start: k + 1, end: k + 1 + e}, true
 			i = k + 1 + e + 1
 		case '{':
 			e := jsxExprEnd(text, k)
@@ -246,7 +257,7 @@ func tagAttrs(text string, i int) (int, []linkSpan) {
 			for e < len(text) && strings.IndexByte(" \t\r\n>", text[e]) < 0 {
 				e++
 			}
-			v, ok = linkSpan{k, e}, e > k
+			v, ok = linkSpan{start: k, end: e}, e > k
 			i = e
 		}
 		if ok && linkAttrs[attr] && strings.TrimSpace(text[v.start:v.end]) != "" {
@@ -299,7 +310,34 @@ func jsxString(text string, from, to int) (linkSpan, bool) {
 	if strings.IndexByte(inner, q) >= 0 || strings.IndexByte(inner, '\\') >= 0 || q == '`' && strings.Contains(inner, "${") {
 		return linkSpan{}, false
 	}
-	return linkSpan{from + 1, to - 1}, true
+	return linkSpan{from + 1, to - 1, true}, true
+}
+
+// maskJSXComments blanks the JSX comments ({/* … */}) of a line, keeping
+// its length, in is whether the line starts inside one opened on an
+// earlier line; it returns the line and whether it ends inside one.
+func maskJSXComments(line string, in bool) (string, bool) {
+	b := []byte(line)
+	i := 0
+	for i < len(b) {
+		if !in {
+			j := bytes.Index(b[i:], []byte("{/*"))
+			if j < 0 {
+				break
+			}
+			i += j
+			in = true
+		}
+		end := bytes.Index(b[i:], []byte("*/}"))
+		if end < 0 {
+			blankBytes(b[i:])
+			return string(b), true
+		}
+		blankBytes(b[i : i+end+3])
+		i += end + 3
+		in = false
+	}
+	return string(b), in
 }
 
 // rewriteLinks returns a page's copy with each link the resolver resolves
@@ -314,7 +352,7 @@ func rewriteLinks(r *Resolver, file, copyText string, m *textmap.Map) string {
 		if l.Heading {
 			continue
 		}
-		res := r.Resolve(file, l.Target)
+		res := r.ResolveLink(file, l)
 		if res.Status != LinkPage && res.Status != LinkNoAnchor {
 			continue
 		}
@@ -332,8 +370,12 @@ func rewriteLinks(r *Resolver, file, copyText string, m *textmap.Map) string {
 	return b.String()
 }
 
-// linkSpan is the byte span of one inline link's destination in a line.
-type linkSpan struct{ start, end int }
+// linkSpan is the byte span of one inline link's destination in a line;
+// js marks a JSX string literal's, whose entities are not decoded.
+type linkSpan struct {
+	start, end int
+	js         bool
+}
 
 // linkSpans returns the spans of the destinations of the inline Markdown
 // links of a line, as LinkTargets reads them; an angle-bracket
@@ -351,7 +393,7 @@ func linkSpans(line string) []linkSpan {
 		if strings.HasPrefix(rest, "<") {
 			if _, after, ok := angleTarget(rest[1:]); ok {
 				end := len(line) - len(after)
-				out = append(out, linkSpan{base, end})
+				out = append(out, linkSpan{start: base, end: end})
 				base = end
 				continue
 			}
@@ -374,7 +416,7 @@ func linkSpans(line string) []linkSpan {
 		if j == len(rest) {
 			return out
 		}
-		out = append(out, linkSpan{base, base + j})
+		out = append(out, linkSpan{start: base, end: base + j})
 		base += j
 	}
 }

@@ -53,12 +53,57 @@ func TestPageLinksAttributes(t *testing.T) {
 		{"JSX template literals around a Markdown link", "<code>{`Array<{ icon: `}[StarlightIcon](/reference/icons/){`; href: string }>`}</code>\n", []string{"/reference/icons/"}},
 		{"empty and other attributes", `<a href="">x</a> <img src="/logo.png" /> <a id="top"></a>` + "\n", nil},
 	} {
-		got := []string{}
-		for _, l := range PageLinks(c.copy, textmap.Scan(c.copy)) {
-			got = append(got, l.Target)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
+		if got := pageLinkTargets(c.copy); fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
 			t.Errorf("%s: PageLinks = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// pageLinkTargets returns the targets PageLinks reads from a copy.
+func pageLinkTargets(copyText string) []string {
+	got := []string{}
+	for _, l := range PageLinks(copyText, textmap.Scan(copyText)) {
+		got = append(got, l.Target)
+	}
+	return got
+}
+
+// TestPageLinksJSXCommentsAndEntities is data-driven: a link inside an
+// MDX JSX comment ({/* … */}, on one line or over several) is no link; a
+// link attribute's HTML entities are decoded before it is resolved, a
+// JSX string literal's are not (JavaScript reads them as written), and a
+// Markdown destination's are (CommonMark decodes them).
+func TestPageLinksJSXCommentsAndEntities(t *testing.T) {
+	for _, c := range []struct {
+		name, copy string
+		want       []string
+	}{
+		{"one line", "{/* [old](/gone) */} [new](/guide/)\n", []string{"/guide/"}},
+		{"over lines", "{/*\nSee [old](/gone) and <a href=\"/gone2\">x</a>.\n*/}\n[after](/after)\n", []string{"/after"}},
+		{"two on a line", "{/* [a](/a) */}[b](/b){/* [c](/c) */}\n", []string{"/b"}},
+		{"in code it is code", "`{/*` [a](/a) `*/}`\n", []string{"/a"}},
+		{"entities in an attribute", `<a href="/search?q=a&amp;b=c">s</a> <a href="&#x2F;guide&#47;">g</a>` + "\n", []string{"/search?q=a&b=c", "/guide/"}},
+		{"not in a JSX string", `<Link to={"/x&amp;y"}>x</Link>` + "\n", []string{"/x&amp;y"}},
+		{"in a Markdown destination", "[a](/a&amp;b)\n", []string{"/a&b"}},
+	} {
+		if got := pageLinkTargets(c.copy); fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.want...)) {
+			t.Errorf("%s: PageLinks = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRewriteEntityLinks: an attribute whose target is written with
+// entities resolves, and the served text keeps the rest of the page as
+// written, only the target replaced; a link in a JSX comment stays as
+// written.
+func TestRewriteEntityLinks(t *testing.T) {
+	r := fixtureResolver(t, "starlight", siteFacts{root: "src/content/docs"}, []fixturePage{
+		{"index", "src/content/docs/index.mdx", "# Home\n"},
+		{"guides/a-b", "src/content/docs/guides/a-b.mdx", "# A\n## Hello, World!\n"},
+	})
+	in := "<a href=\"&#x2F;guides&#x2F;a-b&#x2F;#hello-world\" title=\"A &amp; B\">x</a>\n{/* [old](/guides/a-b/) */}\n"
+	want := "<a href=\"/d/guides/a-b/#hello-world\" title=\"A &amp; B\">x</a>\n{/* [old](/guides/a-b/) */}\n"
+	if got := rewriteLinks(r, "src/content/docs/index.mdx", in, textmap.Scan(in)); got != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -42,6 +42,10 @@ type linkRules struct {
 	// bare: a file path without extension names the page of NAME.md
 	// (VitePress).
 	bare bool
+	// baseAdded: the generator adds the site's base to an absolute
+	// Markdown link (VitePress), so the link is written without it; where
+	// false (Astro) every absolute link is written with the base.
+	baseAdded bool
 }
 
 // rulesFor returns the link rules of a format, and false for a format
@@ -56,7 +60,7 @@ func rulesFor(format string) (linkRules, bool) {
 	case "docusaurus":
 		return linkRules{slug: githubSlug, sep: "-", files: true, docsRoot: true}, true
 	case "vitepress":
-		return linkRules{slug: vitePressSlug, sep: "-", files: true, html: true, bare: true}, true
+		return linkRules{slug: vitePressSlug, sep: "-", files: true, html: true, bare: true, baseAdded: true}, true
 	case "starlight":
 		return linkRules{slug: githubSlug, sep: "-", urlDir: true}, true
 	case "markdown", "nextra":
@@ -415,8 +419,14 @@ type Resolution struct {
 	// File is the file of the page (relative to the tree folder).
 	File string
 	// Version names the version of the site a LinkOtherVersion target is
-	// a page of.
+	// a page of, or the version whose route a LinkBroken target is where
+	// that version has no page there.
 	Version string
+	// Fix is, for a LinkBroken target that names a page only in another
+	// form of the site's base (Astro's link written without the base,
+	// VitePress's Markdown link written with it), the target written as
+	// the generator resolves it; "" otherwise.
+	Fix string
 }
 
 // Target is the resolved link written as a served route, with the anchor
@@ -431,9 +441,53 @@ func (r Resolution) Target() string {
 // externalLinkRE matches a target with a URI scheme (https:, mailto:).
 var externalLinkRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
 
-// Resolve resolves a link target written on the page of file from (as
-// listed; relative to the tree folder).
+// Resolve resolves a Markdown link's target written on the page of file
+// from (as listed; relative to the tree folder).
 func (r *Resolver) Resolve(from, target string) Resolution {
+	return r.resolve(from, target, false)
+}
+
+// ResolveLink resolves one link of the page of file from: a Markdown
+// link, or a tag's link attribute (l.Attr), which a generator may treat
+// apart (VitePress adds the site's base to the first only).
+func (r *Resolver) ResolveLink(from string, l PageLink) Resolution {
+	return r.resolve(from, l.Target, l.Attr)
+}
+
+// resolve resolves a link target written on the page of file from, in a
+// tag's attribute where tag is true. An absolute target on a site
+// deployed under a base is read as the generator renders it: Astro adds
+// the base to no link, so one written without it is a 404 on the site;
+// VitePress adds it to every Markdown link, so one written with it is
+// (contracts/choices.md, section "Links under a site's base").
+func (r *Resolver) resolve(from, target string, tag bool) Resolution {
+	switch {
+	case r.siteBase == "" || !strings.HasPrefix(target, "/"):
+	case r.hasSiteBase(target) && (tag || !r.rules.baseAdded):
+		return r.resolveWritten(from, r.lessSiteBase(target))
+	case r.hasSiteBase(target):
+		// A VitePress Markdown link written with the base: VitePress
+		// adds the base again.
+		res := r.resolveWritten(from, target)
+		if fixed := r.lessSiteBase(target); res.Status == LinkBroken && r.resolveWritten(from, fixed).Status != LinkBroken {
+			res.Fix = fixed
+		}
+		return res
+	case !r.rules.baseAdded:
+		// An Astro link written without the base: the site serves the
+		// page it names under the base only.
+		res := r.resolveWritten(from, target)
+		if res.Status == LinkPage || res.Status == LinkNoAnchor {
+			return Resolution{Status: LinkBroken, Fix: "/" + r.siteBase + target}
+		}
+		return res
+	}
+	return r.resolveWritten(from, target)
+}
+
+// resolveWritten resolves a link target written on the page of file from
+// as a route of the site less its base.
+func (r *Resolver) resolveWritten(from, target string) Resolution {
 	fi, ok := r.byFile[from]
 	if !ok || externalLinkRE.MatchString(target) || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "{") {
 		return Resolution{Status: LinkElsewhere}
@@ -478,7 +532,6 @@ func (r *Resolver) Resolve(from, target string) Resolution {
 // page finds the listed page a link's path names, and for a route of
 // another version of the site, the version.
 func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus, string) {
-	target = r.lessSiteBase(target)
 	root := r.docsRoot(from)
 	seg := path.Base(target)
 	ext := strings.ToLower(path.Ext(seg))
@@ -563,9 +616,10 @@ func (r *Resolver) page(from *linkPage, target string) (int, LinkStatus, string)
 // under the tree's own version's path names its page; one under another
 // version's path ("/next/x", "/2.x/x") names the page of the same path in
 // the tree's version where it has one, as the page the reader can read,
-// else it is that version's (LinkOtherVersion); a route under no
-// version's path, read where the tree is not the version served there,
-// is the served version's. It reports false for a route it leaves to the
+// else it is that version's (LinkOtherVersion) where that version has
+// such a page, and broken where it has none; a route under no version's
+// path, read where the tree is not the version served there, is the
+// served version's, alike. It reports false for a route it leaves to the
 // other rules, and for one written outside the route base (inDocs false:
 // a blog post's).
 func (r *Resolver) versioned(p string, inDocs bool) (int, LinkStatus, string, bool) {
@@ -598,17 +652,38 @@ func (r *Resolver) versioned(p string, inDocs bool) (int, LinkStatus, string, bo
 			if i, ok := r.byKey[linkKey(r.tree, rest)]; ok {
 				return i, LinkPage, "", true
 			}
-			return 0, LinkOtherVersion, o.Version, true
+			return 0, otherVersion(o, rest), o.Version, true
 		}
 	}
 	if r.version.Route != "" {
 		for _, o := range r.others {
 			if o.Version != "" && o.Route == "" {
-				return 0, LinkOtherVersion, o.Version, true
+				return 0, otherVersion(o, p), o.Version, true
 			}
 		}
 	}
 	return 0, 0, "", false
+}
+
+// otherVersion is the status of a route (below the version's path) into
+// another version of the site: LinkOtherVersion where that version has a
+// page there, or where its pages were not read; LinkBroken where it has
+// none, as on the site.
+func otherVersion(o source.Other, route string) LinkStatus {
+	if o.Pages == nil {
+		return LinkOtherVersion
+	}
+	want := strings.Trim(route, "/")
+	for _, p := range o.Pages {
+		p = strings.TrimSuffix(p, "/index")
+		if p == "index" {
+			p = ""
+		}
+		if p == want {
+			return LinkOtherVersion
+		}
+	}
+	return LinkBroken
 }
 
 // inDocs reports whether a link target is written under the route base
@@ -619,21 +694,34 @@ func (r *Resolver) inDocs(target string) bool {
 	return !strings.HasPrefix(target, "/") || b == "" || target == "/"+b || strings.HasPrefix(target, "/"+b+"/")
 }
 
-// lessSiteBase returns an absolute link target without the site's base
-// where it is written with it ("/vite/guide/" where base is "/vite/"
-// names "/guide/"): Astro links its pages so, and VitePress's raw HTML
-// links must be. A target without the base is read as written, as
-// VitePress adds the base to Markdown links.
-func (r *Resolver) lessSiteBase(target string) string {
+// hasSiteBase reports whether an absolute link target is written with
+// the site's base ("/vite/guide/" where base is "/vite/").
+func (r *Resolver) hasSiteBase(target string) bool {
 	b := r.siteBase
-	switch {
-	case b == "":
-	case target == "/"+b:
-		return "/"
-	case strings.HasPrefix(target, "/"+b+"/"):
-		return strings.TrimPrefix(target, "/"+b)
+	target, _, _ = strings.Cut(target, "#")
+	return b != "" && (target == "/"+b || strings.HasPrefix(target, "/"+b+"/"))
+}
+
+// lessSiteBase returns an absolute link target written with the site's
+// base without it ("/vite/guide/" where base is "/vite/" names
+// "/guide/").
+func (r *Resolver) lessSiteBase(target string) string {
+	if !r.hasSiteBase(target) {
+		return target
 	}
-	return target
+	if rest := strings.TrimPrefix(target, "/"+r.siteBase); rest != "" && rest[0] == '/' {
+		return rest
+	}
+	return "/" + strings.TrimPrefix(target, "/"+r.siteBase)
+}
+
+// SiteBase is the path the whole site is deployed under, with slashes
+// around it ("/docs/"); "" for the host's root.
+func (r *Resolver) SiteBase() string {
+	if r.siteBase == "" {
+		return ""
+	}
+	return "/" + r.siteBase + "/"
 }
 
 // route is a link target written as a route, absolute from the site's

@@ -141,17 +141,28 @@ func TestResolveLinkForms(t *testing.T) {
 			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
 			{"versioned_docs/version-2.x/intro.md", "/blog/post", LinkBroken, ""},
 		}},
+		// The other versions' pages read: a link into one is told a page
+		// of it, or broken where no page of it is there.
+		{name: "docusaurus read at an older version, the others' pages read", format: "docusaurus", root: "versioned_docs/version-2.x", routeBase: "docs", version: source.Other{Route: "2.x", Version: "2.x"}, pages: []fixturePage{
+			{"intro", "versioned_docs/version-2.x/intro.md", "# Intro\n"},
+		}, others: []source.Other{{Folder: "docs", Route: "next", Version: "current", Pages: []string{"index", "next-only"}}, {Folder: "versioned_docs/version-3.x", Route: "", Version: "3.x", Pages: []string{"only-in-3", "api/index"}}}, links: []want{
+			{"versioned_docs/version-2.x/intro.md", "/docs/only-in-3", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/api/", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/in-no-version", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next/next-only", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next", LinkOtherVersion, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/next/only-in-3", LinkBroken, ""},
+			{"versioned_docs/version-2.x/intro.md", "/docs/intro", LinkPage, "/d/intro/"},
+		}},
 		{name: "vitepress base", format: "vitepress", root: "docs", siteBase: "vite", pages: []fixturePage{
 			{"index", "docs/index.md", "# Home\n"},
 			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},
 		}, others: []source.Other{{Folder: "docs/fr", Route: "fr"}}, links: []want{
-			{"docs/index.md", "/vite/guide/features#css-modules", LinkPage, "/d/guide/features/#css-modules"},
-			{"docs/index.md", "/vite/guide/features.html", LinkPage, "/d/guide/features/"},
-			{"docs/index.md", "/vite/guide/features.md", LinkPage, "/d/guide/features/"},
-			{"docs/index.md", "/vite/", LinkPage, "/d/"},
-			{"docs/index.md", "/vite", LinkPage, "/d/"},
+			// Markdown links: VitePress adds the base (TestResolveUnderSiteBase
+			// holds the forms written with it).
 			{"docs/index.md", "/guide/features", LinkPage, "/d/guide/features/"},
-			{"docs/index.md", "/vite/fr/guide/features", LinkElsewhere, ""},
+			{"docs/index.md", "/guide/features.md#css-modules", LinkPage, "/d/guide/features/#css-modules"},
+			{"docs/index.md", "/fr/guide/features", LinkElsewhere, ""},
 			{"docs/index.md", "/vitest/guide/features", LinkBroken, ""},
 			{"docs/index.md", "/vite/gone", LinkBroken, ""},
 		}},
@@ -247,5 +258,75 @@ func TestGatherLinksStopsWhenCancelled(t *testing.T) {
 	}
 	if r, err := gatherLinks(ctx, &loadedTree{name: "d", format: "mintlify"}, f, TreeSource{}, pages, Options{}); r != nil || err != nil {
 		t.Errorf("a Mintlify tree gets a resolver (%v) or an error (%v); its links are served as written, unread", r, err)
+	}
+}
+
+// TestResolveUnderSiteBase: on a site deployed under a base, a link
+// resolves as the generator renders it. Astro adds the base to no link:
+// one written with it names the page, Markdown link or tag alike, and one
+// written without it is a 404 on the site, broken, with the form that
+// works. VitePress adds the base to every absolute Markdown link: one
+// written without it names the page, one written with it is broken (the
+// base twice), with the form that works; a tag's href is VitePress's to
+// leave as written (raw HTML) or its component's to prefix (VPLink), so
+// both forms name the page.
+func TestResolveUnderSiteBase(t *testing.T) {
+	// baseLink is one link of the fixture: written in a tag or not, what
+	// it resolves to and the form the lint offers.
+	type baseLink struct {
+		target      string
+		tag         bool
+		status      LinkStatus
+		served, fix string
+	}
+	for _, c := range []struct {
+		name, format, root, base string
+		pages                    []fixturePage
+		from                     string
+		links                    []baseLink
+	}{
+		{"starlight", "starlight", "src/content/docs", "docs", []fixturePage{
+			{"guides/i18n", "src/content/docs/guides/i18n.mdx", "# i18n\n## Hello, World!\n"},
+			{"index", "src/content/docs/index.mdx", "# Home\n"},
+		}, "src/content/docs/index.mdx", []baseLink{
+			{"/docs/guides/i18n/#hello-world", false, LinkPage, "/d/guides/i18n/#hello-world", ""},
+			{"/docs/guides/i18n/", true, LinkPage, "/d/guides/i18n/", ""},
+			{"/docs/", false, LinkPage, "/d/", ""},
+			{"/docs", true, LinkPage, "/d/", ""},
+			{"/guides/i18n/#hello-world", false, LinkBroken, "", "/docs/guides/i18n/#hello-world"},
+			{"/guides/i18n/", true, LinkBroken, "", "/docs/guides/i18n/"},
+			{"/guides/gone/", false, LinkBroken, "", ""},
+			{"/favicon.svg", true, LinkElsewhere, "", ""},
+			{"../guides/i18n/", false, LinkPage, "/d/guides/i18n/", ""},
+		}},
+		{"vitepress", "vitepress", "docs", "vite", []fixturePage{
+			{"index", "docs/index.md", "# Home\n"},
+			{"guide/features", "docs/guide/features.md", "# Features\n## CSS Modules\n"},
+		}, "docs/index.md", []baseLink{
+			{"/guide/features#css-modules", false, LinkPage, "/d/guide/features/#css-modules", ""},
+			{"/guide/features.md", false, LinkPage, "/d/guide/features/", ""},
+			{"/vite/guide/features#css-modules", false, LinkBroken, "", "/guide/features#css-modules"},
+			{"/vite/guide/features.md", false, LinkBroken, "", "/guide/features.md"},
+			{"/vite/gone", false, LinkBroken, "", ""},
+			{"/vite/guide/features#css-modules", true, LinkPage, "/d/guide/features/#css-modules", ""},
+			{"/vite/guide/features.html", true, LinkPage, "/d/guide/features/", ""},
+			{"/vite/", true, LinkPage, "/d/", ""},
+			{"/vite", true, LinkPage, "/d/", ""},
+			{"/guide/features", true, LinkPage, "/d/guide/features/", ""},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := fixtureResolver(t, c.format, siteFacts{root: c.root, siteBase: c.base}, c.pages)
+			for _, l := range c.links {
+				res := r.ResolveLink(c.from, PageLink{Target: l.target, Attr: l.tag})
+				got := ""
+				if res.Status == LinkPage || res.Status == LinkNoAnchor {
+					got = res.Target()
+				}
+				if res.Status != l.status || got != l.served || res.Fix != l.fix {
+					t.Errorf("%s (tag %v): status %d, served %q, fix %q; want %d, %q, %q", l.target, l.tag, res.Status, got, res.Fix, l.status, l.served, l.fix)
+				}
+			}
+		})
 	}
 }

@@ -116,24 +116,33 @@ func TestServedLinksUnderSiteBase(t *testing.T) {
 		}, "/tzdocs/", []string{`href="/tzdocs/guides/setup/"`, "[setup](/tzdocs/guides/setup/#hello-world)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			site := t.TempDir()
-			testkit.WriteFiles(t, site, c.files)
-			tree := filepath.Join(site, c.dir)
-			data := t.TempDir()
-			mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
-			srv := startServer(t, data, testConfig(0))
-			text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": c.page})
-			for _, w := range c.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
-				}
-			}
+			tree, srv := servedPageHolds(t, c.files, c.dir, c.page, c.want)
 			mustRead(t, srv.base, map[string]any{"tree": "tzdocs", "page": strings.SplitN(strings.SplitN(c.want[0], `"`, 3)[1], "#", 2)[0]})
 			if errs, _ := checkFindings(t, tree); len(errs) != 0 {
 				t.Errorf("check reports:\n%s", strings.Join(errs, "\n"))
 			}
 		})
 	}
+}
+
+// servedPageHolds writes files into a site folder, ingests its folder dir
+// as tree tzdocs, serves it and checks that page's served text holds each
+// of want; it returns the tree folder and the server.
+func servedPageHolds(t *testing.T, files map[string]string, dir, page string, want []string) (string, *testServer) {
+	t.Helper()
+	site := t.TempDir()
+	testkit.WriteFiles(t, site, files)
+	tree := filepath.Join(site, dir)
+	data := t.TempDir()
+	mustCLI(t, data, "ingest", "--tree", "tzdocs="+tree, "--version", "v", "--activate")
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": page})
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
+		}
+	}
+	return tree, srv
 }
 
 // TestServedLinksIntoVersions: a versioned Docusaurus site read at its
@@ -191,5 +200,94 @@ func TestServedLinksIntoVersions(t *testing.T) {
 				t.Errorf("check at current: %s", strings.Join(other, "\n"))
 			}
 		})
+	}
+}
+
+// TestCheckLinksUnderSiteBase: on a Starlight site under Astro's base
+// "/docs", a link written without the base (a Markdown link, a
+// <LinkCard>) is a 404 on the real site: the served text keeps it as
+// written, and check reports it broken, naming the base and the form that
+// works. On a VitePress site under base "/vite/", a Markdown link written
+// without the base is rewritten (VitePress adds the base), and one written
+// with it is broken (the base twice), naming the form that works.
+func TestCheckLinksUnderSiteBase(t *testing.T) {
+	for _, c := range []struct {
+		name, dir string
+		files     map[string]string
+		page      string
+		served    []string
+		errs      []string
+	}{
+		{"starlight", "", map[string]string{
+			"astro.config.mjs":                 "import starlight from '@astrojs/starlight';\nexport default defineConfig({ base: '/docs', integrations: [starlight({ title: 'S' })] });\n",
+			"src/content/docs/index.mdx":       "---\ntitle: Home\n---\n\nRead [setup](/guides/setup/#hello-world) and [again](/docs/guides/setup/).\n\n<LinkCard title=\"Setup\" href=\"/guides/setup/\" />\n",
+			"src/content/docs/guides/setup.md": "---\ntitle: Setup\n---\n\n## Hello, World!\n",
+		}, "/tzdocs/", []string{"[setup](/guides/setup/#hello-world)", "[again](/tzdocs/guides/setup/)", `href="/guides/setup/"`}, []string{
+			`src/content/docs/index.mdx:5: broken-link: the link target "/guides/setup/#hello-world" names no page: the site is deployed under the base /docs/, and starlight adds the base to no link (Astro leaves links as written), so the site serves nothing at a link written without it; write "/docs/guides/setup/#hello-world"`,
+			`src/content/docs/index.mdx:7: broken-link: the link target "/guides/setup/" names no page: the site is deployed under the base /docs/, and starlight adds the base to no link (Astro leaves links as written), so the site serves nothing at a link written without it; write "/docs/guides/setup/"`,
+		}},
+		{"vitepress", "docs", map[string]string{
+			"docs/.vitepress/config.ts":    "export default { base: '/vite/', themeConfig: { sidebar: [ { text: 'Guide', items: [ { text: 'Features', link: '/guide/features' }, { text: 'Build', link: '/config/build-options' } ] } ] } }\n",
+			"docs/guide/features.md":       "# Features\nSee [build](/config/build-options#build-target) and [twice](/vite/config/build-options.md).\n",
+			"docs/config/build-options.md": "# Build\n## build.target\n",
+		}, "/tzdocs/guide/features/", []string{"[build](/tzdocs/config/build-options/#buildtarget)", "[twice](/vite/config/build-options.md)"}, []string{
+			`guide/features.md:2: broken-link: the link target "/vite/config/build-options.md" names no page: the site is deployed under the base /vite/, and vitepress adds the base to every absolute Markdown link, so a link written with it names a page under the base twice; write "/config/build-options.md"`,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tree, _ := servedPageHolds(t, c.files, c.dir, c.page, c.served)
+			errs, _ := checkFindings(t, tree)
+			if strings.Join(errs, "\n") != strings.Join(c.errs, "\n") {
+				t.Errorf("check reports:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(c.errs, "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckLinksIntoOtherVersions: a versioned Docusaurus site read at an
+// older version (--docs-version 1.0) links bare /docs/… routes, which the
+// site serves from its last version (2.0): one the last version has is
+// served as written with an other-version warning; one no version has is
+// a plain broken link, as on the site; so is /docs/next/… where current
+// has no such page.
+func TestCheckLinksIntoOtherVersions(t *testing.T) {
+	tree := filepath.Join(t.TempDir(), "tzdocs")
+	testkit.WriteFiles(t, tree, map[string]string{
+		"docusaurus.config.js":                "module.exports = {presets: [['classic', {docs: {}}]]}\n",
+		"versions.json":                       `["2.0", "1.0"]`,
+		"versioned_docs/version-2.0/intro.md": "# Intro 2.0\n",
+		"versioned_docs/version-2.0/added.md": "# Added in 2.0\n",
+		"versioned_docs/version-1.0/intro.md": "# Intro 1.0\n\nSee [added](/docs/added), [nowhere](/docs/nowhere) and [next](/docs/next/gone).\n",
+		"docs/intro.md":                       "# Intro next\n",
+	})
+	args := []string{"--docs-version", "1.0"}
+	errs, warns := checkFindings(t, tree, args...)
+	want := []string{
+		`versioned_docs/version-1.0/intro.md:3: broken-link: the link target "/docs/nowhere" names no page: it is a route of version 2.0 of the site, which has no page there, nor has 1.0, the version this tree is read at; link a page of 1.0, or add the page`,
+		`versioned_docs/version-1.0/intro.md:3: broken-link: the link target "/docs/next/gone" names no page: it is a route of version current of the site, which has no page there, nor has 1.0, the version this tree is read at; link a page of 1.0, or add the page`,
+	}
+	if len(errs) != len(want) {
+		t.Errorf("check errors:\n%s\nwant %d", strings.Join(errs, "\n"), len(want))
+	}
+	for i := range min(len(errs), len(want)) {
+		if errs[i] != want[i] {
+			t.Errorf("check error %d:\n%s\nwant\n%s", i, errs[i], want[i])
+		}
+	}
+	var other []string
+	for _, w := range warns {
+		if strings.Contains(w, ": other-version: ") {
+			other = append(other, w)
+		}
+	}
+	if len(other) != 1 || !strings.HasPrefix(other[0], `versioned_docs/version-1.0/intro.md:3: other-version: the link target "/docs/added" names a page of version 2.0`) {
+		t.Errorf("check: want one other-version warning, for /docs/added; got\n%s", strings.Join(warns, "\n"))
+	}
+	data := t.TempDir()
+	mustCLI(t, data, append([]string{"ingest", "--tree", "tzdocs=" + tree, "--version", "v", "--activate"}, args...)...)
+	srv := startServer(t, data, testConfig(0))
+	text, _ := readWhole(t, srv.base, map[string]any{"tree": "tzdocs", "page": "/tzdocs/intro/"})
+	if w := "See [added](/docs/added), [nowhere](/docs/nowhere) and [next](/docs/next/gone)."; !strings.Contains(text, w) {
+		t.Errorf("served page:\n%s\nwant it to hold %q", text, w)
 	}
 }

@@ -371,15 +371,20 @@ func pageLinks(p *ingest.PageReport) []link {
 func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broken, warn func(finding.Finding)) {
 	for _, l := range ingest.PageLinks(p.Copy, p.Scan) {
 		at := finding.Finding{File: file, Line: p.Line(l.Line)}
-		r := t.Links.Resolve(p.File, l.Target)
+		r := t.Links.ResolveLink(p.File, l)
 		switch r.Status {
 		case ingest.LinkBroken:
 			at.Rule = RuleBrokenLink
 			at.Message = fmt.Sprintf("the link target %q names no page the %s lists", l.Target, navName(t))
 			target, _, _ := strings.Cut(l.Target, "#")
-			if f := unlistedFile(t, p, target); f != "" {
+			switch f := unlistedFile(t, p, target); {
+			case r.Fix != "":
+				at.Message = fmt.Sprintf("the link target %q names no page: the site is deployed under the base %s, and %s; write %q", l.Target, t.Links.SiteBase(), baseRule(t.Format, l.Attr), r.Fix)
+			case r.Version != "":
+				at.Message = fmt.Sprintf("the link target %q names no page: it is a route of version %s of the site, which has no page there, nor has %s, the version this tree is read at; link a page of %s, or add the page", l.Target, r.Version, t.Links.Version(), t.Links.Version())
+			case f != "":
 				at.Message += fmt.Sprintf(" (%s exists, but %s does not list it); list the page %s, or link a listed page", f, navFile(t), listHow(t))
-			} else {
+			default:
 				at.Message += "; link a listed page by its file (as " + t.Format + " resolves it) or its route, or add and list the page"
 			}
 		case ingest.LinkNoAnchor:
@@ -404,6 +409,15 @@ func lintResolved(t *ingest.TreeReport, p *ingest.PageReport, file string, broke
 		}
 		broken(at)
 	}
+}
+
+// baseRule says how a generator treats a site's base in a link, for a
+// broken link's message.
+func baseRule(format string, attr bool) string {
+	if format == "vitepress" && !attr {
+		return "vitepress adds the base to every absolute Markdown link, so a link written with it names a page under the base twice"
+	}
+	return format + " adds the base to no link (Astro leaves links as written), so the site serves nothing at a link written without it"
 }
 
 // navName names a tree's navigation for a message: "manifest" for

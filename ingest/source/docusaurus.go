@@ -136,6 +136,9 @@ func (Docusaurus) Read(ctx context.Context, dir *sitefs.Folder, opts Options) (*
 	}
 	var routes []Other
 	r.tree.Version, routes = docuVersionRoutes(conf, docsOpts, cfgDir, docsPath, r.versionNames, dir.Exists(path.Join(cfgDir, "versions.json")), version)
+	if err := r.versionPages(routes); err != nil {
+		return nil, err
+	}
 	r.tree.Others = append(r.tree.Others, routes...)
 	if err := r.scan(); err != nil {
 		return nil, err
@@ -254,14 +257,56 @@ func docuSkip(rel string, isDir bool) bool {
 
 // scan reads every doc's front matter for its ID, slug and position.
 func (r *docuReader) scan() error {
-	files, err := jsWalk(r.ctx, r.dir, r.docsDir, r.opts, docuSkip)
+	docs, err := r.scanDocs(r.docsDir)
 	if err != nil {
-		return fmt.Errorf("docs folder %s: %w", r.docsDir, err)
+		return err
 	}
+	for _, d := range docs {
+		r.docs = append(r.docs, d)
+		if _, dup := r.byID[d.id]; !dup {
+			r.byID[d.id] = d
+		}
+	}
+	return nil
+}
+
+// versionPages lists the page paths of each of the site's other versions
+// (those of others with a Version), read from its folder as the version
+// read is (scanDocs), within the same bounds; a version whose folder does
+// not read keeps none, so a link into it is not told broken.
+func (r *docuReader) versionPages(others []Other) error {
+	for i := range others {
+		o := &others[i]
+		if o.Version == "" || !r.dir.Exists(o.Folder) {
+			continue
+		}
+		docs, err := r.scanDocs(o.Folder)
+		if err != nil {
+			if cerr := r.ctx.Err(); cerr != nil {
+				return cerr
+			}
+			continue
+		}
+		o.Pages = make([]string, 0, len(docs))
+		for _, d := range docs {
+			o.Pages = append(o.Pages, d.path)
+		}
+	}
+	return nil
+}
+
+// scanDocs reads the front matter of every doc of the docs folder root
+// for its ID, slug and position; drafts are left out.
+func (r *docuReader) scanDocs(root string) ([]*docuDoc, error) {
+	files, err := jsWalk(r.ctx, r.dir, root, r.opts, docuSkip)
+	if err != nil {
+		return nil, fmt.Errorf("docs folder %s: %w", root, err)
+	}
+	var docs []*docuDoc
 	for _, f := range files {
 		rel := f
-		if r.docsDir != "." {
-			rel = strings.TrimPrefix(f, r.docsDir+"/")
+		if root != "." {
+			rel = strings.TrimPrefix(f, root+"/")
 		}
 		fm := jsFrontMatter(r.ctx, r.dir, f, r.opts.MaxFileBytes)
 		if b, _ := fm["draft"].(bool); b {
@@ -303,12 +348,9 @@ func (r *docuReader) scan() error {
 			slug = path.Join(dirSlug, slug)
 		}
 		d.path = docuPagePath(slug)
-		r.docs = append(r.docs, d)
-		if _, dup := r.byID[id]; !dup {
-			r.byID[id] = d
-		}
+		docs = append(docs, d)
 	}
-	return nil
+	return docs, nil
 }
 
 // docuPagePath turns a slug into a page path: "/" → "index", "/a/" →

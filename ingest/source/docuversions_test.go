@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -33,13 +34,16 @@ func TestDocusaurusVersionRoutes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		var versions []Other
+		var versions []string
 		for _, o := range tree.Others {
 			if o.Route != "" || o.Version != "" {
-				versions = append(versions, o)
+				versions = append(versions, routeOf(o))
 			}
 		}
-		if got := fmt.Sprint(tree.Version); got != c.self {
+		if tree.Version.Pages != nil {
+			t.Errorf("%s: the version read lists its pages apart: %v", c.name, tree.Version.Pages)
+		}
+		if got := routeOf(tree.Version); got != c.self {
 			t.Errorf("%s: Version %s, want %s", c.name, got, c.self)
 		}
 		if got := fmt.Sprint(versions); got != c.others {
@@ -47,7 +51,44 @@ func TestDocusaurusVersionRoutes(t *testing.T) {
 		}
 	}
 	tree := mustRead(t, Docusaurus{}, map[string]string{"docusaurus.config.js": plain, "sidebars.js": "module.exports = {docs: ['intro']}\n", "docs/intro.md": "# Intro\n"})
-	if got := fmt.Sprint(tree.Version); got != "{docs  current}" {
+	if got := routeOf(tree.Version); got != "{docs  current}" {
 		t.Errorf("a site without versions: Version %s, want {docs  current}", got)
+	}
+}
+
+// routeOf shows a version's or locale's folder, route and name.
+func routeOf(o Other) string {
+	return fmt.Sprint(struct{ f, r, v string }{o.Folder, o.Route, o.Version})
+}
+
+// TestDocusaurusVersionPages: each other version of a versioned site
+// lists the page paths of its folder, as the version read is listed
+// (number prefixes dropped, a slug followed, drafts left out), so that a
+// link into a version can be told a page of it or broken; a locale lists
+// none.
+func TestDocusaurusVersionPages(t *testing.T) {
+	files := docuVersioned("module.exports = {i18n: {defaultLocale: 'en', locales: ['en', 'fr']}, presets: [['classic', {docs: {}}]]}\n")
+	files["website/versioned_docs/version-1.0/02-guides/01-setup.md"] = "# Setup\n"
+	files["website/versioned_docs/version-1.0/moved.md"] = "---\nslug: /elsewhere/moved\n---\n# Moved\n"
+	files["website/versioned_docs/version-1.0/draft.md"] = "---\ndraft: true\n---\n# Draft\n"
+	tree, err := Docusaurus{}.Read(context.Background(), folder(t, files), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range tree.Others {
+		if o.Route != "" || o.Version != "" {
+			pages := slices.Clone(o.Pages)
+			slices.Sort(pages)
+			got[o.Folder] = fmt.Sprint(pages)
+		}
+	}
+	want := map[string]string{
+		"website/docs":                       "[intro next-only]",
+		"website/versioned_docs/version-1.0": "[elsewhere/moved guides/setup intro]",
+		"website/i18n/fr":                    "[]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pages of the other versions and locales:\n%v\nwant\n%v", got, want)
 	}
 }

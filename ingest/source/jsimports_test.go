@@ -56,6 +56,32 @@ setup|docs/setup.md||Guides
 deploy|docs/deploy.md||Guides
 api|docs/api.md||API
 `},
+		// A JSON sidebar imported by a VitePress config, and a Docusaurus
+		// sidebars.js that requires a JSON file and calls a function a
+		// CommonJS module exports.
+		{"vitepress json", map[string]string{
+			"docs/.vitepress/config.mts":    "import { defineConfig } from 'vitepress'\nimport guide from './sidebar.json' with { type: 'json' }\nexport default defineConfig({ themeConfig: { sidebar: { '/guide/': guide } } })\n",
+			"docs/.vitepress/sidebar.json":  `[{"text": "Guide", "items": [{"text": "What is it?", "link": "/guide/what"}, {"text": "Getting Started", "link": "/guide/getting-started"}]}]`,
+			"docs/guide/getting-started.md": "# Start\n",
+			"docs/guide/what.md":            "# What\n",
+		}, `guide/what|docs/guide/what.md|What is it?|Guide
+guide/getting-started|docs/guide/getting-started.md|Getting Started|Guide
+`},
+		{"docusaurus json and require", map[string]string{
+			"docusaurus.config.js": "module.exports = {presets: [['classic', {docs: {sidebarPath: require.resolve('./sidebars.js')}}]]}",
+			"sidebars.js":          "const base = require('./sidebars/base.json')\nconst category = require('./sidebars/category')\nconst { api } = require('./sidebars/api.js')\nmodule.exports = {docs: [...base.docs, category('Guides', ['setup', 'deploy']), api]}\n",
+			"sidebars/base.json":   `{"docs": ["intro"]}`,
+			"sidebars/category.js": "module.exports = (label, items) => ({type: 'category', label, items})\n",
+			"sidebars/api.js":      "exports.api = {type: 'category', label: 'API', items: ['api']}\n",
+			"docs/api.md":          "# API\n",
+			"docs/deploy.md":       "# Deploy\n",
+			"docs/intro.md":        "# Intro\n",
+			"docs/setup.md":        "# Setup\n",
+		}, `intro|docs/intro.md||
+setup|docs/setup.md||Guides
+deploy|docs/deploy.md||Guides
+api|docs/api.md||API
+`},
 		{"starlight", map[string]string{
 			"astro.config.mjs":          "import starlight from '@astrojs/starlight';\nimport { sidebar } from './sidebar.mjs';\nexport default {integrations: [starlight({title: 'D', sidebar})]}\n",
 			"sidebar.mjs":               "export const sidebar = [{label: 'Start', items: ['zeta', 'alpha']}]\n",

@@ -173,6 +173,11 @@ type Tree struct {
 type Other struct {
 	Folder, Route string
 	Version       string
+	// Pages are the page paths of a version's folder ("guide/setup",
+	// "guide/index", "index"), as its generator publishes them; nil where
+	// they were not read (a locale, a version whose folder did not read),
+	// so that a link into the version cannot be told broken.
+	Pages []string
 }
 
 // SkipKind is a kind of navigation entry a reader skips, as ingest names

@@ -19,7 +19,10 @@ import (
 // not followed: the call is a value the reader cannot follow, and the
 // reader falls back with its warning. A function a module imports is
 // followed in its own module (imports.go), seeing that module's top
-// level. Any other function (statements
+// level, and so is one a CommonJS module exports, called by the name it
+// is bound to (const f = require('./x'); f()), destructured (const { f }
+// = require('./x')) or as a member (const m = require('./x'); m.f()).
+// Any other function (statements
 // besides the return, destructured or rest parameters, async, generator,
 // a spread argument) stays a Call, as before.
 
@@ -69,6 +72,23 @@ func jsFuncOf(x js.IExpr) (jsFunc, bool) {
 // that declares it (this one, or one it imports, read as imports.go
 // says), ok false where it names none.
 func (e *jsEval) function(callee js.IExpr) (*jsEval, string, jsFunc, bool, error) {
+	if d, ok := callee.(*js.DotExpr); ok {
+		// m.name() of const m = require('./x') (or a default import):
+		// the member name of the module's module.exports.
+		v, ok := d.X.(*js.Var)
+		if !ok {
+			return nil, "", jsFunc{}, false, nil
+		}
+		imp, ok := e.imported[string(v.Data)]
+		if _, param := e.scope[string(v.Data)]; param || !ok || imp.name != "default" || jsDotKey(d) == "" {
+			return nil, "", jsFunc{}, false, nil
+		}
+		other, _, err := e.r.load(e.name, imp.from)
+		if err != nil || other == nil || !other.cjs {
+			return nil, "", jsFunc{}, false, err
+		}
+		return other.exportedFunc(jsDotKey(d), 0)
+	}
 	v, ok := callee.(*js.Var)
 	if !ok {
 		return nil, "", jsFunc{}, false, nil

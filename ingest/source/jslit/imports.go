@@ -16,7 +16,11 @@ import (
 // from a sibling module: import { sidebar } from './sidebar',
 // sidebar: sidebarGuide() with sidebarGuide imported from
 // './sidebars/guide', or CommonJS's require('./sidebars/api') (the
-// module's module.exports).
+// module's module.exports), bound to a name (const f = require('./x');
+// f()) or destructured (const { a } = require('./x'), a member of
+// module.exports or an exports.a). A JSON module (import sidebar from
+// './sidebar.json', require('./x.json'), require('./x') finding x.json)
+// is read as the value it holds, its keys the names it exports.
 // Where a relative import's name is evaluated, the module it names is
 // read through the same folder reader (inside the folder, links out and
 // special files refused), parsed within the same bounds and evaluated
@@ -125,8 +129,9 @@ func (r *reader) load(from, spec string) (*jsEval, string, error) {
 }
 
 // find returns the module base names in the folder: base itself where it
-// has a module's extension, else base with one of jsModuleExts, else the
-// index module of the folder base; "" where there is none. A .js import
+// has a module's extension (.json too), else base with one of
+// jsModuleExts or .json, else the index module of the folder base; ""
+// where there is none. A .js import
 // of a TypeScript module (import './x.js' of x.ts) is found too.
 func (r *reader) find(base string) string {
 	ext := path.Ext(base)
@@ -134,12 +139,14 @@ func (r *reader) find(base string) string {
 	switch ext {
 	case ".js", ".mjs", ".cjs":
 		cands = append(cands, base, strings.TrimSuffix(base, ext)+strings.Replace(ext, "j", "t", 1))
-	case ".ts", ".mts", ".cts":
+	case ".ts", ".mts", ".cts", ".json":
 		cands = append(cands, base)
 	default:
+		// require('./x') finds x.json after the scripts, as Node does.
 		for _, x := range jsModuleExts {
 			cands = append(cands, base+x)
 		}
+		cands = append(cands, base+".json")
 		for _, x := range jsModuleExts {
 			cands = append(cands, base+"/index"+x)
 		}
@@ -207,6 +214,9 @@ func (e *jsEval) export(name string, depth, line int) (any, bool, error) {
 	if name != "default" {
 		var ok bool
 		if x, ok = e.named[name]; !ok {
+			x, ok = e.cjsMember(name)
+		}
+		if !ok {
 			return &Opaque{What: fmt.Sprintf("%s, which %s does not export", name, e.name), Line: line}, true, nil
 		}
 		if x == nil {
@@ -241,15 +251,39 @@ func (e *jsEval) exportedFunc(name string, hops int) (*jsEval, string, jsFunc, b
 		}
 		return other.exportedFunc(imp.name, hops+1)
 	}
-	if _, ok := e.named[name]; !ok {
+	x, ok := e.named[name]
+	if !ok {
+		x, ok = e.cjsMember(name)
+	}
+	if !ok && name == "default" {
+		x, ok = e.defaultExpr, e.defaultExpr != nil
+	}
+	if !ok {
 		return nil, "", jsFunc{}, false, nil
 	}
 	local := name
 	if l, ok := e.alias[name]; ok {
 		local = l
 	}
+	if v, ok := x.(*js.Var); ok {
+		// module.exports = sidebarGuide, { sidebarGuide }: a function
+		// of the module, or one it imports.
+		local = string(v.Data)
+		if imp, ok := e.imported[local]; ok && hops <= e.lim.MaxModules {
+			other, _, err := e.r.load(e.name, imp.from)
+			if err != nil || other == nil {
+				return nil, "", jsFunc{}, false, err
+			}
+			return other.exportedFunc(imp.name, hops+1)
+		}
+	}
 	if f, ok := e.localFunc(local); ok {
 		return e, local, f, true, nil
+	}
+	if f, ok := jsFuncOf(x); ok {
+		// A function written in place: module.exports = function () {…},
+		// exports.name = () => […], export default function () {…}.
+		return e, "\x00" + name, f, true, nil
 	}
 	return nil, "", jsFunc{}, false, nil
 }

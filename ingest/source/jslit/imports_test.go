@@ -217,3 +217,92 @@ func TestJSConfigOverBound(t *testing.T) {
 		t.Fatalf("50 MB sidebars.js: %v", err)
 	}
 }
+
+// TestJSONAndCommonJSImports: a JSON module is read as the object it
+// holds (import sidebar from './sidebar.json', require('./x.json'),
+// require('./x') finding x.json, a named import of one of its keys), and
+// CommonJS's forms are followed: a function bound to require('./x') and
+// called (module.exports = function, an exported name, a function of
+// the module assigned to module.exports), names destructured from
+// require('./x') (a constant, a renamed function, exports.name).
+func TestJSONAndCommonJSImports(t *testing.T) {
+	dir := folder(t, map[string]string{
+		"config.mjs": `import sidebar from './sidebar.json' with { type: 'json' }
+import { api } from './groups.json'
+const guide = require('./guide.json')
+const bare = require('./bare')
+const make = require('./make.cjs')
+const named = require('./named.cjs')
+const { sidebarRef, more: extra, fromExports } = require('./many.cjs')
+export default {
+  sidebar, api, guide, bare,
+  made: make('Made'),
+  named: named.list,
+  called: named.build('Built'),
+  ref: sidebarRef('Ref'),
+  extra,
+  fromExports: fromExports(),
+}
+`,
+		"sidebar.json": `[{"text": "From JSON", "link": "/json/"}]`,
+		"groups.json":  `{"api": [{"text": "API", "link": "/api/"}], "other": 1}`,
+		"guide.json":   `[{"text": "Guide", "link": "/guide/"}]`,
+		"bare.json":    `[{"text": "Bare", "link": "/bare/"}]`,
+		"make.cjs":     "module.exports = function (title) {\n  return [{ text: title, link: '/made/' }]\n}\n",
+		"named.cjs":    "function build(t) { return [{ text: t, link: '/built/' }] }\nmodule.exports = { list: [{ text: 'Listed', link: '/l/' }], build }\n",
+		"many.cjs":     "const more = [{ text: 'More', link: '/more/' }]\nconst sidebarRef = (t) => [{ text: t, link: '/ref/' }]\nmodule.exports = { sidebarRef, more }\n",
+	})
+	// exports.name = … and module.exports.name = … are named exports
+	// too.
+	if err := os.WriteFile(filepath.Join(dir.Dir(), "many.cjs"), []byte("const more = [{ text: 'More', link: '/more/' }]\nconst sidebarRef = (t) => [{ text: t, link: '/ref/' }]\nmodule.exports.sidebarRef = sidebarRef\nexports.more = more\nexports.fromExports = () => [{ text: 'Exported', link: '/x/' }]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := jslit.ReadModule(context.Background(), dir, "config.mjs", jslit.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Default.(*jslit.Object)
+	for k, want := range map[string]string{
+		"sidebar": "[From JSON]", "api": "[API]", "guide": "[Guide]", "bare": "[Bare]",
+		"made": "[Made]", "named": "[Listed]", "called": "[Built]",
+		"ref": "[Ref]", "extra": "[More]", "fromExports": "[Exported]",
+	} {
+		if got := fmt.Sprint(texts(t, o.Get(k))); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+}
+
+// TestJSONImportsBounded: a JSON module is read within the same bounds as
+// any module (the bytes of all the modules together, the module count,
+// the folder reader): one that cannot be read leaves the name unread,
+// saying why; a JSON module that does not parse does too.
+func TestJSONImportsBounded(t *testing.T) {
+	big := `[{"text": "` + strings.Repeat("x", 4000) + `"}]`
+	dir := folder(t, map[string]string{
+		"config.js": "const a = require('./a.json')\nconst big = require('./big.json')\nconst bad = require('./bad.json')\nconst gone = require('./gone.json')\nconst up = require('../up.json')\nmodule.exports = { a, big, bad, gone, up }\n",
+		"a.json":    `[{"text": "A"}]`,
+		"big.json":  big,
+		"bad.json":  `{"text": }`,
+	})
+	m, err := jslit.ReadModule(context.Background(), dir, "config.js", jslit.Limits{MaxFileBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Default.(*jslit.Object)
+	if got := fmt.Sprint(texts(t, o.Get("a"))); got != "[A]" {
+		t.Errorf("a = %s, want [A]", got)
+	}
+	for k, want := range map[string]string{"big": "--max-manifest-bytes", "bad": "bad.json", "gone": "no module gone.json", "up": "outside the folder"} {
+		if d := jslit.Describe(o.Get(k)); !strings.Contains(d, want) {
+			t.Errorf("%s = %q, want it unread saying %q", k, d, want)
+		}
+	}
+	m, err = jslit.ReadModule(context.Background(), dir, "config.js", jslit.Limits{MaxModules: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := jslit.Describe(m.Default.(*jslit.Object).Get("big")); !strings.Contains(d, "--max-nav-modules") {
+		t.Errorf("MaxModules 1: big = %q, want it unread naming --max-nav-modules", d)
+	}
+}

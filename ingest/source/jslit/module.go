@@ -104,6 +104,11 @@ func (r *reader) parse(name string, src []byte) (*jsEval, error) {
 		loader = api.LoaderTSX
 	case ".jsx":
 		loader = api.LoaderJSX
+	case ".json":
+		// A JSON module (import sidebar from './sidebar.json'): esbuild
+		// prints it as module.exports = {…}, its keys members an importer
+		// may name.
+		loader = api.LoaderJSON
 	}
 	res := api.Transform(string(src), api.TransformOptions{
 		Loader: loader, Target: api.ESNext,
@@ -255,6 +260,10 @@ type jsEval struct {
 	reexported  map[string]jsImport
 	exporting   map[string]bool
 	alias       map[string]string // export { local as exported }: exported to local
+	// cjs: the default export is module.exports, whose members an
+	// importer may name (const { a } = require('./x'), a JSON module's
+	// keys).
+	cjs bool
 	// funcs holds the module's top-level function declarations, scope
 	// the parameters of the function being followed (nil at the top
 	// level), calling the functions being followed (func.go).
@@ -423,16 +432,75 @@ func (e *jsEval) collect(ast *js.AST) {
 			}
 		case *js.ExprStmt:
 			if b, ok := s.Value.(*js.BinaryExpr); ok && b.Op == js.EqToken {
-				switch jsName(b.X) {
+				switch n := jsName(b.X); n {
 				case "module.exports", "exports.default", "module.exports.default":
 					exportsExpr, exportsLine = b.Y, e.jsLine(b.X)
+				default:
+					// exports.name = … and module.exports.name = …: a
+					// named export of CommonJS, evaluated only where a
+					// module imports it (the module read first is read
+					// for its module.exports, as before).
+					k, ok := strings.CutPrefix(strings.TrimPrefix(n, "module."), "exports.")
+					if ok && k != "" && !strings.Contains(k, ".") {
+						e.named[k] = b.Y
+					}
 				}
 			}
 		}
 	}
 	if e.defaultExpr == nil {
 		e.defaultExpr, e.defaultLine = exportsExpr, exportsLine
+		e.cjs = exportsExpr != nil
 	}
+}
+
+// cjsMember returns the expression of the member name of the object a
+// CommonJS module assigns to module.exports (module.exports = { a: … } or
+// a constant of the module holding such a literal); ok false where there
+// is none.
+func (e *jsEval) cjsMember(name string) (js.IExpr, bool) {
+	if !e.cjs {
+		return nil, false
+	}
+	x := e.defaultExpr
+	for hops := 0; hops < 2; hops++ {
+		switch v := x.(type) {
+		case *js.GroupExpr:
+			x = v.X
+			continue
+		case *js.Var:
+			d, ok := e.decls[string(v.Data)]
+			if !ok {
+				return nil, false
+			}
+			x = d
+			continue
+		}
+		break
+	}
+	o, ok := x.(*js.ObjectExpr)
+	if !ok {
+		return nil, false
+	}
+	for _, p := range o.List {
+		if p.Spread || p.Name == nil {
+			continue
+		}
+		if k, _, ok := e.propKey(p.Name); ok && k == name {
+			return p.Value, true
+		}
+	}
+	return nil, false
+}
+
+// requireSpec returns the module a require('./x') call names, as written
+// (quotes included).
+func requireSpec(x js.IExpr) (string, bool) {
+	c, ok := x.(*js.CallExpr)
+	if !ok || jsName(c.X) != "require" || len(c.Args.List) != 1 {
+		return "", false
+	}
+	return jsStringArg(c.Args.List[0])
 }
 
 // exports evaluates the module's default export and the names it
@@ -455,14 +523,51 @@ func (e *jsEval) exports() (*Module, error) {
 
 // declare records the module's top-level bindings of a declaration and
 // returns their names.
+//
+// A binding of require('./x') is also an import of the module's default
+// (module.exports), so that a call of it is followed as an imported
+// function's (const f = require('./x'); f()), and each name destructured
+// from one is an import of that member (const { a, b: c } =
+// require('./x')).
 func (e *jsEval) declare(vd *js.VarDecl) []string {
 	var names []string
 	for _, b := range vd.List {
-		if v, ok := b.Binding.(*js.Var); ok && b.Default != nil {
+		spec, req := requireSpec(b.Default)
+		switch v := b.Binding.(type) {
+		case *js.Var:
+			if b.Default == nil {
+				continue
+			}
 			n := string(v.Data)
 			e.decls[n] = b.Default
 			e.declLine[n] = e.line(v.Data)
 			names = append(names, n)
+			if req {
+				e.imported[n] = jsImport{from: spec, name: "default"}
+			}
+		case *js.BindingObject:
+			if !req {
+				continue
+			}
+			for _, it := range v.List {
+				local, ok := it.Value.Binding.(*js.Var)
+				if !ok {
+					continue
+				}
+				key := string(local.Data)
+				if it.Key != nil {
+					if it.Key.IsComputed() {
+						continue
+					}
+					key = string(it.Key.Literal.Data)
+					if it.Key.Literal.TokenType == js.StringToken {
+						if k, ok := jsString(it.Key.Literal.Data); ok {
+							key = k
+						}
+					}
+				}
+				e.imported[string(local.Data)] = jsImport{from: spec, name: key}
+			}
 		}
 	}
 	return names
