@@ -459,7 +459,7 @@ func (r *Resolver) ResolveLink(from string, l PageLink) Resolution {
 // deployed under a base is read as the generator renders it: Astro adds
 // the base to no link, so one written without it is a 404 on the site;
 // VitePress adds it to every Markdown link, so one written with it is
-// (contracts/choices.md, section "Links under a site's base").
+// (contracts/choices/links.md#ch-links, "The site's base").
 func (r *Resolver) resolve(from, target string, tag bool) Resolution {
 	switch {
 	case r.siteBase == "" || !strings.HasPrefix(target, "/"):
