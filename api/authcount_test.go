@@ -47,7 +47,7 @@ func TestOneAuthenticationPerRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mcp.New(d, mcp.Options{TextMaxLimit: limits.TextMaxLimit})
+	m, err := mcp.New(d, mcp.Options{TextMaxLimit: limits.TextMaxLimit, Trees: plane.NewTrees(d, reader)})
 	if err != nil {
 		t.Fatal(err)
 	}

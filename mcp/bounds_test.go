@@ -218,7 +218,7 @@ func TestLongResourceURIs(t *testing.T) {
 // line. (The process-level test, with peak memory, is cmd/tzctx's.)
 func TestStdioRefusesLongLinesWhileReading(t *testing.T) {
 	f := newFixture(t)
-	s, err := mcp.New(f.d, mcp.Options{LineLimit: 4096})
+	s, err := mcp.New(f.d, mcp.Options{LineLimit: 4096, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -254,7 +254,7 @@ func activate(t *testing.T, st *store.Store, site string) {
 // back.
 func TestSubscriptionBounds(t *testing.T) {
 	f := newFixture(t)
-	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, SubscriptionsTotal: 3})
+	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, SubscriptionsTotal: 3, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestListenRefusesAsSubscribeDoes(t *testing.T) {
 			t.Errorf("after the refusal of %s, %d subscriptions are held, want none", uri, n)
 		}
 	}
-	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2})
+	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}
