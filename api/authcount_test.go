@@ -51,6 +51,7 @@ func (c *countingDispatcher) Authenticate(ctx context.Context) (context.Context,
 // once: the front end reads the guard's answer rather than asking the
 // dispatcher again.
 func TestOneAuthenticationPerRequest(t *testing.T) {
+	t.Parallel()
 	const token = "tok-once"
 	res := &countingResolver{r: identity.NewStatic([]identity.Credential{{TokenSHA256: identity.SHA256(token), Account: "acme", Application: "once"}})}
 	limits, err := plane.Limits()

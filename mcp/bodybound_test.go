@@ -17,6 +17,7 @@ import (
 // one bound, and MCP adds none of its own (issue 34). The fixture's MCP
 // bound is 64 KiB.
 func TestOneBodyBound(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	log := slog.New(slog.DiscardHandler)
 	post := func(t *testing.T, h http.Handler, size int) (int, string) {

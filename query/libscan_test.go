@@ -110,6 +110,7 @@ func libraryFixture(t *testing.T, change func(Library) Library) (*Reader, *Libra
 // JSON members): its bytes are read, and scanned, once, not once per
 // chunk (issue 34).
 func TestLibraryFileScannedOnce(t *testing.T) {
+	t.Parallel()
 	var reads atomic.Int64
 	_, list, read := libraryFixture(t, func(l Library) Library { return countedLibrary{l, &reads} })
 	files, jsons, chunks := 0, 0, 0
@@ -137,6 +138,7 @@ func TestLibraryFileScannedOnce(t *testing.T) {
 // sum) is scanned again and read as its new text; the others keep their
 // scans.
 func TestChangedLibraryFileScannedAgain(t *testing.T) {
+	t.Parallel()
 	var reads atomic.Int64
 	changed := false
 	_, list, read := libraryFixture(t, func(l Library) Library {
