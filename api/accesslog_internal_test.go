@@ -16,6 +16,7 @@ import (
 // which the recovery re-panics), the call's record the request held is
 // still logged, in its one line, with status 500.
 func TestAccessLogKeepsTheCallOfAnAbortedAnswer(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	h := accessLogged(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {

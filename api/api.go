@@ -212,13 +212,20 @@ func tooLargeError(limit string) *tzctx.Error {
 // caller returns the request's context naming its transport and the bearer
 // credential its Authorization header carries. A header that is not a
 // bearer credential is refused unauthenticated, recorded, and answered
-// here (ok false).
+// here (ok false). The credential is authenticated once per request:
+// where the guard in front authenticated it (shed.Guard), the caller
+// reads that answer from the request's context, as /mcp does; only a
+// request no one authenticated yet is authenticated here.
 func caller(c echo.Context, d Dispatcher) (context.Context, bool) {
 	ctx, err := callContext(c.Request())
 	if err == nil {
 		// The credential is checked before the body is read, as /mcp
 		// checks it: an unknown one is refused 401 whatever the body.
-		ctx, err = d.Authenticate(ctx)
+		if _, ok, rerr := dispatch.Resolved(ctx, tzctx.BearerFrom(ctx)); ok {
+			err = rerr
+		} else {
+			ctx, err = d.Authenticate(ctx)
+		}
 	}
 	if err != nil {
 		writeError(c, d.Refuse(ctx, c.Param("name"), err))

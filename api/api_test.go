@@ -140,6 +140,7 @@ func TestMain(m *testing.M) {
 func sampleServer(t *testing.T) *server { return newServer(t, sample) }
 
 func TestIndexAndGetEqualsPost(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	p := s.post(t, "read_documentation", `{"tree":"cloud"}`)
 	if p.status != 200 || p.str("id") != "docs:cloud" || !strings.HasPrefix(p.str("text"), "# ") || p.body["next_offset"] != nil {
@@ -172,6 +173,7 @@ func TestIndexAndGetEqualsPost(t *testing.T) {
 }
 
 func TestErrorPaths(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	idx := s.post(t, "read_documentation", `{"tree":"cloud","limit":100}`)
 	stamp := idx.str("stamp")
@@ -239,6 +241,7 @@ func TestErrorPaths(t *testing.T) {
 }
 
 func TestGetNormalization(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	for _, q := range []string{"limit=%2B1", "limit=01", "limit=1.0", "limit=1e3", "limit=", "limit=%201", "limit=0x10",
 		"limit=%EF%BC%91", "offset=-0", "limit=9007199254740992", "limit=5&limit=5", "bogus=1"} {
@@ -253,6 +256,7 @@ func TestGetNormalization(t *testing.T) {
 }
 
 func TestGatedTreeForHolder(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	if r := s.post(t, "read_documentation", `{"tree":"blueprint"}`, "holder"); r.status != 200 {
 		t.Errorf("holder read blueprint: %s", r.raw)
@@ -279,6 +283,7 @@ func TestGatedTreeForHolder(t *testing.T) {
 func jsonNum(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestUnavailableTree(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, ingestTree("cloud", site))
 	s := newServer(t, st)
@@ -299,6 +304,7 @@ func TestUnavailableTree(t *testing.T) {
 }
 
 func TestPageRouteForms(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	forms := []string{
 		`{"page":"/cloud/guides/reading/"}`, `{"page":"/cloud/guides/reading"}`, `{"page":"cloud/guides/reading"}`,
@@ -336,6 +342,7 @@ func TestPageRouteForms(t *testing.T) {
 }
 
 func TestReadContextMatchesReadDocumentation(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	for _, tree := range []string{"cloud", "tzdocs"} {
 		for _, part := range []string{"index", "full"} {
@@ -362,6 +369,7 @@ func TestReadContextMatchesReadDocumentation(t *testing.T) {
 // limits and checks chunks join into the whole text, with the contract's
 // continuation and headings rules.
 func TestPagingReassembles(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	whole := func(body string) reply { return s.post(t, "read_documentation", body) }
 	targets := []struct{ req, tree, key string }{
@@ -424,6 +432,7 @@ func TestPagingReassembles(t *testing.T) {
 }
 
 func TestHeadings(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	// The HTTP reference holds more than 40 headings: they fall to depth 2.
 	r := s.post(t, "read_documentation", `{"page":"/cloud/reference/http/","limit":1000}`)
@@ -468,6 +477,7 @@ func TestHeadings(t *testing.T) {
 // TestAnswerCheckBites: the response-schema check every successful answer
 // passes through (do) refuses answers that leave the action's schema.
 func TestAnswerCheckBites(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	doc := s.post(t, "read_documentation", `{"page":"/cloud/reference/http/","limit":1000}`)
 	ctx := s.post(t, "read_context", `{"id":"docs:cloud","limit":300}`)
@@ -518,6 +528,7 @@ func TestAnswerCheckBites(t *testing.T) {
 // POST and GET alike, and each refusal is recorded with the credential's
 // hash prefix, never the credential.
 func TestBearerCredentials(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	send := func(method string, headers ...string) *http.Response {
 		t.Helper()
@@ -565,6 +576,7 @@ func TestBearerCredentials(t *testing.T) {
 // TestCredentialBeforeBody: an unknown credential is refused 401 whatever
 // the body holds, as /mcp refuses it, and the call is checked once.
 func TestCredentialBeforeBody(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	for _, body := range []string{`{"tree":`, `[1]`, `{"tree":"cloud","colour":"red"}`} {
 		r := s.post(t, "read_documentation", body, "stranger")

@@ -116,6 +116,7 @@ func sha(s string) string {
 // group, each entry naming its tool and media type, the documentation
 // entries their tree, part and authentication, and the gated tree absent.
 func TestCatalogOrderAndShape(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	entries, _ := listAll(t, s)
 	idx, err := catalog.ReadIndex(catalog.Embedded())
@@ -178,6 +179,7 @@ func TestCatalogOrderAndShape(t *testing.T) {
 // is the SHA-256 of the compact JSON array of that view's entries; a stamp
 // of one view does not page the other.
 func TestCatalogVisibilityAndStamp(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	anon, anonStamp := listAll(t, s)
 	held, heldStamp := listAll(t, s, "holder")
@@ -225,6 +227,7 @@ func TestCatalogVisibilityAndStamp(t *testing.T) {
 // context_changed, and an offset past the end is refused; no limit is
 // accepted.
 func TestCatalogPaging(t *testing.T) {
+	t.Parallel()
 	limits, _ := plane.Limits()
 	limits.CatalogEntryLimit = 5
 	small := newServerWith(t, sample, limits)
@@ -269,6 +272,7 @@ func TestCatalogPaging(t *testing.T) {
 // byte for byte as its file, a JSON entry parses, and the joined text's
 // SHA-256 is the stamp.
 func TestEveryEntryReadsToItsEnd(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	entries, _ := listAll(t, s)
 	max := 16000
@@ -321,6 +325,7 @@ func TestEveryEntryReadsToItsEnd(t *testing.T) {
 // shapes; each whose total allows it reads in at most two chunks at the
 // maximum limit (A-24's drift guard).
 func TestPayloadEntries(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	c, _ := schemas.Load()
 	max := c.Limits().TextMaxLimit
@@ -380,6 +385,7 @@ func TestPayloadEntries(t *testing.T) {
 // the same for every caller, each source with the total and stamp its
 // read answers.
 func TestBundleListsEverySource(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	anon, _, _, _ := readAll(t, s, "bundle", 16000)
 	held, _, _, _ := readAll(t, s, "bundle", 16000, "holder")
@@ -412,6 +418,7 @@ func TestBundleListsEverySource(t *testing.T) {
 // catalog lists: never a path, URL, other case, trimmed or prefixed form,
 // and not read_documentation's own IDs.
 func TestReadContextTakesExactIDsOnly(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	for _, id := range []string{
 		"Overview", "overview ", " overview", "overvie", "source:", "source:../go.mod", "source:/etc/passwd",
@@ -432,6 +439,7 @@ func TestReadContextTakesExactIDsOnly(t *testing.T) {
 // (continuations, error details) hold no repository path and no code
 // name (CTX-08, A-30).
 func TestPlaneSentencesHoldNoPaths(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	var sentences []string
 	for _, c := range []struct{ action, body string }{
@@ -476,6 +484,7 @@ func TestPlaneSentencesHoldNoPaths(t *testing.T) {
 // the sample site: list_context, then overview, a guide, a skill, a
 // payload and the documentation, each by the ID the catalog gave.
 func TestNewcomerAgentPath(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	entries, _ := listAll(t, s)
 	byPrefix := func(prefix string) entry {

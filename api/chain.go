@@ -93,7 +93,9 @@ func recovered(h http.Handler, log *slog.Logger) http.Handler {
 // the bound fails with an *http.MaxBytesError, as does the first read of
 // a body whose Content-Length is over it, which is not read at all. Each
 // front end answers that failure in its own form (the API's envelope,
-// MCP's JSON-RPC error), and records it.
+// MCP's JSON-RPC error), and records it. The request's context says the
+// body is bounded (tzctx.WithBodyBound), so a front end that bounds a
+// body served alone (MCP's) adds no second bound.
 func bodyLimited(h http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
@@ -103,7 +105,7 @@ func bodyLimited(h http.Handler, limit int64) http.Handler {
 				r.Body = http.MaxBytesReader(w, r.Body, limit)
 			}
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(tzctx.WithBodyBound(r.Context(), limit)))
 	})
 }
 

@@ -73,6 +73,7 @@ func newHardServer(t *testing.T, opts api.Options) *hardServer {
 // TestDuplicateMembers: a member given twice is refused at every depth,
 // naming the member, and recorded, as GET refuses a repeated parameter.
 func TestDuplicateMembers(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	cases := []struct{ body, want string }{
 		{`{"tree":"nope","tree":"tzdocs"}`, "member tree is given more than once"},
@@ -109,6 +110,7 @@ func TestDuplicateMembers(t *testing.T) {
 // used to turn into U+FFFD; a valid surrogate pair reads as the
 // character it encodes.
 func TestInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	posts := []struct{ body, want string }{
 		{`{"tree":"cloud","query":"\ud800"}`, "member query is not valid UTF-8"},
@@ -151,6 +153,7 @@ func TestInvalidUTF8(t *testing.T) {
 // TestEchoedNamesBounded: a refusal's detail echoes a caller's name only
 // where it is short and plain, however many and however long the names.
 func TestEchoedNamesBounded(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	huge := strings.Repeat("k", 100000)
 	many := `{"tree":"cloud"`
@@ -187,6 +190,7 @@ func TestEchoedNamesBounded(t *testing.T) {
 // an unencoded "&" in a query; the detail lists the members and says how
 // to send "&".
 func TestGetUnknownParameterNamedByPosition(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	r := s.get(t, "read_documentation", "tree=tzdocs&query=Research&Development")
 	if r.status != 400 || r.code() != "invalid_request" {
@@ -212,6 +216,7 @@ func TestGetUnknownParameterNamedByPosition(t *testing.T) {
 // holds it (A-27). A page value is left out: a page that is not listed is
 // refused naming its route, as the manifest would list it.
 func TestRefusalsHoldNoValues(t *testing.T) {
+	t.Parallel()
 	s := newHardServer(t, api.Options{BodyLimit: "512B"})
 	const secret = "Zebraquokka"
 	post := func(action, body string) (int, string) {
@@ -313,6 +318,7 @@ func TestRefusalsHoldNoValues(t *testing.T) {
 // answer whether it gives its length or is sent chunked, and both are
 // recorded.
 func TestOversizedBody(t *testing.T) {
+	t.Parallel()
 	s := newHardServer(t, api.Options{BodyLimit: "256B"})
 	body := `{"tree":"cloud","query":"` + strings.Repeat("x", 300) + `"}`
 	url := s.URL + "/api/v1/actions/read_documentation"
@@ -353,6 +359,7 @@ func TestOversizedBody(t *testing.T) {
 // answers the probe as GET does, without a body; an unknown path stays
 // 404.
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	s := newHardServer(t, api.Options{})
 	url := s.URL + "/api/v1/actions/read_documentation"
 	for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodTrace, http.MethodOptions, http.MethodConnect, http.MethodHead, "FROB"} {
@@ -398,6 +405,7 @@ func TestMethods(t *testing.T) {
 // TestHeadHealthzUnavailable: HEAD /healthz answers GET's status, 503
 // where nothing is served.
 func TestHeadHealthzUnavailable(t *testing.T) {
+	t.Parallel()
 	s := newHardServer(t, api.Options{Health: func() (string, error) { return "", nil }})
 	gst, _, _ := testkit.Send(t, http.MethodGet, s.URL+"/healthz", nil)
 	hst, _, raw := testkit.Send(t, http.MethodHead, s.URL+"/healthz", nil)
@@ -410,6 +418,7 @@ func TestHeadHealthzUnavailable(t *testing.T) {
 // whose text it served, and a refused read, which served none, names no
 // version rather than version="".
 func TestRefusalLogNamesNoEmptyVersion(t *testing.T) {
+	t.Parallel()
 	s := newHardServer(t, api.Options{})
 	served := sample.Health().Serving
 	if served == "" {

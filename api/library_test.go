@@ -27,6 +27,7 @@ import (
 // answers each entry's status against installed rows, rows it does not
 // hold under unknown.
 func TestListLibraryStatuses(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, testkit.SampleStore(t))
 	anon := s.post(t, "list_library", `{}`)
 	if anon.status != 200 || anon.num("total") != 3 || strings.Contains(anon.raw, "service-template") {
@@ -64,6 +65,7 @@ func TestListLibraryStatuses(t *testing.T) {
 // TestReadLibraryEntryGated: a gated entry is refused to an anonymous
 // caller as an unknown one, and read by its holder.
 func TestReadLibraryEntryGated(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, testkit.SampleStore(t))
 	if r := s.post(t, "read_library_entry", `{"name": "service-template", "path": "service.yaml"}`); r.status != 404 || r.code() != "context_not_found" {
 		t.Errorf("anonymous read of the gated entry = %d %s, want 404 context_not_found", r.status, r.raw)
@@ -87,6 +89,7 @@ func TestReadLibraryEntryGated(t *testing.T) {
 // at a sample of the limits, libraryLimits; make test-long pages at every
 // one.
 func TestReadLibraryEntryEveryLimit(t *testing.T) {
+	t.Parallel()
 	limits, err := plane.Limits()
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +244,7 @@ func libraryLimits(text string, total, maxLimit int, members []textmap.Member, e
 // answer outdated once a version with a newer entry is served, and current
 // again once the row is the new one's.
 func TestListLibraryOutdatedAfterNewVersion(t *testing.T) {
+	t.Parallel()
 	old := newServer(t, testkit.SampleStore(t))
 	first := old.post(t, "list_library", `{}`)
 	row := func(r reply, name string) string {

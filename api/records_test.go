@@ -12,6 +12,7 @@ import (
 // refusals included, and that refusals made before the dispatcher could
 // read the arguments are recorded too (CTX-07 ¶17, R-230 to R-239).
 func TestRecordSubjects(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	long := strings.Repeat("x", 161)
 	cases := []struct {
@@ -93,6 +94,7 @@ func TestRecordSubjects(t *testing.T) {
 }
 
 func TestNotFoundDetailUsesManifestForm(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	for _, body := range []string{`{"page":"/cloud/guides/erors/"}`, `{"page":"https://turnzero.ai/cloud/guides/erors"}`,
 		`{"tree":"cloud","page":"cloud/guides/erors"}`, `{"tree":"cloud","page":"guides/erors"}`} {
@@ -106,6 +108,7 @@ func TestNotFoundDetailUsesManifestForm(t *testing.T) {
 // TestStampBeforeRange: a text that changed reports context_changed even
 // where the offset is also past its end (A-05).
 func TestStampBeforeRange(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	r := s.post(t, "read_documentation", `{"tree":"cloud","offset":99999999,"stamp":"`+strings.Repeat("0", 64)+`"}`)
 	if r.status != 409 || r.code() != "context_changed" {

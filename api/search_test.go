@@ -22,6 +22,7 @@ func searchID(words string) string {
 }
 
 func TestSearchOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	r := s.post(t, "read_documentation", `{"tree":"cloud","query":"Stamp  OFFSET"}`)
 	if r.status != 200 || r.str("id") != "docs:cloud:search:"+searchID("stamp offset") || r.str("mime_type") != "text/markdown" {
@@ -51,6 +52,7 @@ func TestSearchOverHTTP(t *testing.T) {
 }
 
 func TestRuleCodeQueries(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	a := s.post(t, "read_documentation", `{"query":"CTX-07"}`)
 	b := s.post(t, "read_documentation", `{"query":" (CTX-07) "}`)
@@ -78,6 +80,7 @@ func TestRuleCodeQueries(t *testing.T) {
 }
 
 func TestTreeLessSearch(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	anon := s.post(t, "read_documentation", `{"query":"blueprint"}`)
 	holder := s.post(t, "read_documentation", `{"query":"blueprint"}`, "holder")
@@ -116,6 +119,7 @@ func TestTreeLessSearch(t *testing.T) {
 }
 
 func TestTreeLessSearchSkipsMissingTrees(t *testing.T) {
+	t.Parallel()
 	site := testkitSite(t)
 	st := ingestSite(t, ingestTree("tzdocs", site))
 	s := newServer(t, st)
@@ -137,6 +141,7 @@ func TestTreeLessSearchSkipsMissingTrees(t *testing.T) {
 // path (POST, GET, refusals) and checks that no log line, record or error
 // detail holds them (A-27).
 func TestQueryWordsAreRecordedNowhere(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	limits, _ := plane.Limits()
@@ -199,6 +204,7 @@ func TestQueryWordsAreRecordedNowhere(t *testing.T) {
 // read from and the code points of its packed text, as a page read's
 // record does, under the bare search marker.
 func TestSearchDocumentationRecordsWhatItServed(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, sample)
 	r := s.post(t, "search_documentation", `{"query":"read on from a chunk with the stamp","budget":2000}`)
 	if r.status != 200 {

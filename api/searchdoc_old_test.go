@@ -60,6 +60,7 @@ func oldVersion(t *testing.T, name string) *store.Store {
 // context_unavailable naming the version and the fix, over POST and GET;
 // every other read of it serves as before.
 func TestSearchDocumentationOnAnOldVersion(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, oldVersion(t, "before-sections"))
 	for _, r := range []reply{
 		s.post(t, "search_documentation", `{"query":"how do I read on from an offset?"}`),

@@ -11,6 +11,7 @@ import (
 // never that the text changed; the same for a text's stamp sent to
 // list_context.
 func TestStampOfAnotherText(t *testing.T) {
+	t.Parallel()
 	s := sampleServer(t)
 	a := s.post(t, "read_documentation", `{"tree":"cloud","limit":100}`)
 	if a.status != 200 || a.str("stamp") == "" {

@@ -17,6 +17,7 @@ var _ storedText = (*query.Answer)(nil)
 // search's answer, composed from the caller's words, never is, however
 // long; both encode as jsonwire encodes them.
 func TestAnswerCacheKeepsNoSearchAnswer(t *testing.T) {
+	t.Parallel()
 	st, err := testkit.SampleStoreIn(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

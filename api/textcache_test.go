@@ -20,6 +20,7 @@ import (
 // that keeps none, on a first read and on the reads that take the kept
 // form.
 func TestAnswerCacheKeepsAnswersByteForByte(t *testing.T) {
+	t.Parallel()
 	plain := newHardServer(t, api.Options{})
 	cached := map[string]*hardServer{
 		"32 MiB": newHardServer(t, api.Options{AnswerCacheBytes: 32 << 20}),

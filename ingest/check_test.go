@@ -14,6 +14,7 @@ import (
 // headings of every depth, and Lookup matching link targets as the
 // outline does.
 func TestCheckReport(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	testkit.WriteFiles(t, site, map[string]string{
 		"tzdocs/docs.json":       `{"name":"Docs","navigation":{"pages":["index","guides/index","guides/a",{"group":"G","pages":["GET /x","b"]}]}}`,

@@ -12,6 +12,7 @@ import (
 // text kept, and a link left empty by it goes too; a page with nothing to
 // clean is returned byte for byte.
 func TestCleanText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		in      string

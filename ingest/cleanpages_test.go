@@ -16,6 +16,7 @@ import (
 // outline; a VitePress title and heading lose their tags; a Mintlify
 // page with all of these is served byte for byte.
 func TestCleanPages(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeTestFiles(t, root, map[string]string{
 		"docu/docusaurus.config.js": "module.exports = {}\n",

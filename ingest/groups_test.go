@@ -14,6 +14,7 @@ import (
 // chapters stay in the last part, as its sidebar shows them), and "##
 // Other pages" where the navigation returns to the top level.
 func TestNavigationGroupsInOutline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) {
 		t.Helper()
@@ -64,6 +65,7 @@ func TestNavigationGroupsInOutline(t *testing.T) {
 }
 
 func TestGroupLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prev, group []string
 		first       bool

@@ -31,6 +31,7 @@ func corpusDir(t *testing.T, name string) string {
 // lines of its listing file without the ANCHOR markers, and a ranged one
 // the range's lines.
 func TestRustBookIncludes(t *testing.T) {
+	t.Parallel()
 	dir := corpusDir(t, "rust-book")
 	trees, err := loadTrees(context.Background(), Options{Trees: []TreeSource{{Name: "book", Dir: dir}}, MaxPageBytes: DefaultMaxPageBytes, MaxLLMSBytes: DefaultMaxLLMSBytes})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // includes expanded, and a missing file stays as written with a warning
 // of the tree naming the page, the line and the path.
 func TestIncludesServed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name        string
 		files       map[string]string
@@ -79,6 +80,7 @@ func TestIncludesServed(t *testing.T) {
 // TestIncludeBoundFlags: the include bounds are ingest's flags, each with
 // its default, and a bound set through Options reaches the expansion.
 func TestIncludeBoundFlags(t *testing.T) {
+	t.Parallel()
 	o := Options{}
 	flags := map[string]int64{}
 	for _, b := range o.Bounds() {

@@ -70,6 +70,7 @@ func TestCorpora(t *testing.T) {
 
 // TestCorpusTitles pins titles from front matter and from paths.
 func TestCorpusTitles(t *testing.T) {
+	t.Parallel()
 	dir := testkit.Corpus(t, "mintlify-docs")
 	st := testkit.Ingest(t, ingest.TreeSource{Name: "cloud", Dir: dir})
 	v, _ := st.Acquire()
@@ -97,6 +98,7 @@ func TestCorpusTitles(t *testing.T) {
 }
 
 func TestCopyAndTitles(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	testkit.WriteFiles(t, site, map[string]string{
 		"cloud/docs.json":          `{"name":"Cloud","navigation":{"pages":["index","getting-started","x/index","plain_page","crlf"]}}`,
@@ -151,6 +153,7 @@ func TestCopyAndTitles(t *testing.T) {
 // TestLLMSTexts serves llms.txt and llms-full.txt as they are, and builds
 // the outline from the index lines that link listed pages.
 func TestLLMSTexts(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	testkit.WriteFiles(t, site, map[string]string{
 		"tzdocs/docs.json":     `{"navigation":{"groups":[{"group":"g","pages":["a","b"]}]}}`,
@@ -178,6 +181,7 @@ func TestLLMSTexts(t *testing.T) {
 // TestBadSites feeds each kind of bad site folder and checks the error
 // names the file and the fault, and that nothing changed.
 func TestBadSites(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{
 		"cloud/docs.json": `{"navigation":{"pages":["index","a"]}}`,
 		"cloud/index.mdx": "# Home\n",
@@ -269,6 +273,7 @@ func TestBadSites(t *testing.T) {
 }
 
 func TestIdenticalContentIsDetected(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	trees, err := ingest.SiteTrees(site)
 	if err != nil {
@@ -300,6 +305,7 @@ func TestIdenticalContentIsDetected(t *testing.T) {
 // places from the pages'; its places and bytes are then those of the
 // text itself, and a page read keeps its own.
 func TestWholeTextAfterAnOpenFence(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	testkit.WriteFiles(t, site, map[string]string{
 		"docs.json": `{"navigation":{"pages":["a","b","c"]}}`,
@@ -340,6 +346,7 @@ func TestWholeTextAfterAnOpenFence(t *testing.T) {
 // stores the same content, found by the same digest, and one over the
 // bound is refused naming its flag, leaving nothing.
 func TestIndexWorkers(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	trees, err := ingest.SiteTrees(site)
 	if err != nil {

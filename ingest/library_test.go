@@ -53,6 +53,7 @@ func write(t *testing.T, p, s string) {
 
 // TestLibraryAccepted: the well-formed library ingests.
 func TestLibraryAccepted(t *testing.T) {
+	t.Parallel()
 	if err := libraryCase(t, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +63,7 @@ func TestLibraryAccepted(t *testing.T) {
 // the refusal naming the row, folder or file and, for text, the line
 //
 func TestLibraryHostile(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		change func(lib string)
@@ -134,6 +136,7 @@ func TestLibraryHostile(t *testing.T) {
 // TestLibraryFIFONeverOpened: a named pipe in an entry's folder is never
 // opened, so ingest does not wait on it, and it is no file of the entry.
 func TestLibraryFIFONeverOpened(t *testing.T) {
+	t.Parallel()
 	err := libraryCase(t, func(lib string) {
 		if err := syscall.Mkfifo(filepath.Join(lib, "kit", "pipe.md"), 0o644); err != nil {
 			t.Skip("no named pipes here:", err)

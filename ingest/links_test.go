@@ -10,6 +10,7 @@ import (
 // TestLinkTargets is data-driven: a line with the destinations the one
 // link parser must read from it.
 func TestLinkTargets(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		line string
 		want []string
@@ -36,6 +37,7 @@ func TestLinkTargets(t *testing.T) {
 // components' href and to, over several lines), and those it must not:
 // bound values, expressions, code, comments, <link href>.
 func TestPageLinksAttributes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, copy string
 		want       []string

@@ -17,6 +17,7 @@ import (
 // TestSlugRules holds each generator's slug rule to the anchor its own
 // slugger gives a heading text.
 func TestSlugRules(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		format, text, want string
 	}{
@@ -55,6 +56,7 @@ func fixtureResolver(t *testing.T, format string, site siteFacts, pages []fixtur
 // served route and the outline's anchor, and leaves what resolves to
 // nothing as it is.
 func TestResolveLinkForms(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		from, target string
 		status       LinkStatus
@@ -213,6 +215,7 @@ func TestResolveLinkForms(t *testing.T) {
 // TestRewriteLinks rewrites the links of a copy in place, leaving code,
 // comments, headings and what resolves to nothing as written.
 func TestRewriteLinks(t *testing.T) {
+	t.Parallel()
 	r := fixtureResolver(t, "vitepress", siteFacts{root: "docs"}, []fixturePage{
 		{"guide/index", "docs/guide/index.md", "# Guide\n"},
 		{"config/shared-options", "docs/config/shared-options.md", "# Shared\n## base\n"},
@@ -236,6 +239,7 @@ func TestRewriteLinks(t *testing.T) {
 // TestGatherLinksStopsWhenCancelled: the pass that reads every page for
 // its anchors checks its context before each page.
 func TestGatherLinksStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)

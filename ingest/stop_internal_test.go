@@ -46,6 +46,7 @@ func openFolder(t *testing.T, files map[string]string) *sitefs.Folder {
 // sees a stop at the next page, each loop of it: a tree may hold a
 // million pages.
 func TestComposeStopsAtTheNextPage(t *testing.T) {
+	t.Parallel()
 	dir := openFolder(t, map[string]string{"index.md": "# Home\n"})
 	for _, c := range []struct {
 		name   string
@@ -64,6 +65,7 @@ func TestComposeStopsAtTheNextPage(t *testing.T) {
 // TestOutlineStopsAtTheNextIndexLine: matching the index's lines to pages
 // sees a stop at the next line: an llms.txt of 256 MiB holds millions.
 func TestOutlineStopsAtTheNextIndexLine(t *testing.T) {
+	t.Parallel()
 	dir := openFolder(t, map[string]string{"index.md": "# Home\n", "llms.txt": strings.Repeat("- [P](/cloud/p0/)\n", 100)})
 	// Checks 1 and 2 read llms.txt, 3 is the one page's, 4 the first line's.
 	ctx := stepctx.New(4)
@@ -76,6 +78,7 @@ func TestOutlineStopsAtTheNextIndexLine(t *testing.T) {
 // TestCheckRoutesStopsAtTheNextPage: the check of a navigation's routes
 // sees a stop at the next page.
 func TestCheckRoutesStopsAtTheNextPage(t *testing.T) {
+	t.Parallel()
 	var pages []source.Page
 	for i := range 100 {
 		pages = append(pages, source.Page{Path: fmt.Sprintf("p%d", i)})

@@ -16,6 +16,7 @@ import (
 // reader, as ingest and tzctx check collect them; --max-warnings sets
 // how many.
 func TestWarningFlood(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"book.toml":      "[book]\ntitle = \"B\"\n",

@@ -19,6 +19,7 @@ import (
 // so tools/list never offers one and tools/call cannot reach one; the
 // reading actions stay tools.
 func TestAdminActionsAreNoTools(t *testing.T) {
+	t.Parallel()
 	d, err := plane.New(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)

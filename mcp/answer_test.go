@@ -20,6 +20,7 @@ import (
 // member. A request of protocol version 2026-07-28, which has no session,
 // is answered whole as well.
 func TestHTTPToolAnswerAsWritten(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	url := f.base + "/mcp"
 	code, sid, _, raw := initialize(t, url, "", 0)

@@ -90,6 +90,7 @@ func rpcErrorOf(t *testing.T, what string, m map[string]json.RawMessage) rpcErro
 // step that is no plain name, is answered -32601 naming the method by its
 // length, on both transports; mcp-go echoed the whole method.
 func TestMethodsAreEchoedBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	stdio := newRawStdio(t, f.s)
 	web := f.initHTTP(t, "2025-06-18", "")
@@ -125,6 +126,7 @@ func TestMethodsAreEchoedBounded(t *testing.T) {
 // and a call carrying them is recorded refused; mcp-go
 // answered them in a method -32601.
 func TestInvalidUTF8IsAParseError(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	stdio := newRawStdio(t, f.s)
 	web := f.initHTTP(t, "2025-11-25", "")
@@ -166,6 +168,7 @@ func TestInvalidUTF8IsAParseError(t *testing.T) {
 // transports. mcp-go matched the templates at about 2 µs a byte and
 // answered a URI no template matched by echoing it whole.
 func TestLongResourceURIs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	stdio := newRawStdio(t, f.s)
 	web := f.initHTTP(t, "2025-06-18", "")
@@ -218,8 +221,9 @@ func TestLongResourceURIs(t *testing.T) {
 // recorded under the action they name; the session then reads the next
 // line. (The process-level test, with peak memory, is cmd/tzctx's.)
 func TestStdioRefusesLongLinesWhileReading(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
-	s, err := mcp.New(f.d, mcp.Options{LineLimit: 4096})
+	s, err := mcp.New(f.d, mcp.Options{LineLimit: 4096, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func (c completer) addPages(ctx context.Context, g *candidates, trees []string, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pages, err := c.s.d.Pages(ctx, t)
+		pages, err := c.s.trees.Pages(ctx, t)
 		if err != nil {
 			continue
 		}
@@ -181,7 +181,7 @@ func (c completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 			}
 			break
 		}
-		pages, err := c.s.d.Pages(ctx, tree)
+		pages, err := c.s.trees.Pages(ctx, tree)
 		if err != nil {
 			// A tree the caller may not read completes to nothing, as
 			// one it may read but the version lacks.
@@ -206,7 +206,7 @@ func (s *Server) completionTrees(ctx context.Context) ([]string, error) {
 	if _, err := s.d.Call(ctx, "list_context", map[string]any{}); err != nil {
 		return nil, readError(err)
 	}
-	trees, err := s.d.Trees(ctx)
+	trees, err := s.trees.Trees(ctx)
 	if err != nil {
 		return nil, readError(err)
 	}

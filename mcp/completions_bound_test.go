@@ -17,6 +17,7 @@ import (
 // title match grew with the pages times the words: 100,000 words on
 // 100,000 pages was 26 s of CPU.
 func TestCompletionPastItsBoundsAnswersNoValues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	anon, _ := f.stdioClientAt(t, "")
 	page := mcpgo.ResourceReference{Type: "ref/resource", URI: "tzctx://docs/{tree}/page/{+route}"}

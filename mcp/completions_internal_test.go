@@ -13,6 +13,7 @@ import (
 // TestCompletionBoundsOver: a value is over the bounds past
 // MaxValueChars code points or MaxWords words, and not at them.
 func TestCompletionBoundsOver(t *testing.T) {
+	t.Parallel()
 	b := CompletionBounds{MaxValueChars: 8, MaxWords: 3}.withDefaults()
 	for _, tc := range []struct {
 		value string
@@ -45,6 +46,7 @@ func pagesOf(n int) []candidate {
 // MaxCandidates, a completion keeps MaxCandidates, looks at each at most
 // twice (route, then title) and says there may be more, without a total.
 func TestCompletionScansBoundedCandidates(t *testing.T) {
+	t.Parallel()
 	g := candidates{max: 1000}
 	for _, c := range pagesOf(5000) {
 		if !g.add(c) {
@@ -93,6 +95,7 @@ func (c *countingCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 // completionCheckEvery candidates, with the context's error, rather
 // than going on for a client that has gone.
 func TestCompletionObservesCancellation(t *testing.T) {
+	t.Parallel()
 	g := candidates{max: 100000}
 	g.list = pagesOf(100000)
 	ctx := &countingCtx{Context: context.Background(), n: 3}

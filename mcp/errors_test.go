@@ -117,6 +117,7 @@ var violations = []struct {
 // envelope, and each is recorded as a refused call. A handler's refusal
 // is the envelope at every version.
 func TestSchemaViolationsFollowTheProtocolVersion(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, version := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
 		old := version < "2025-11-25"
@@ -162,6 +163,7 @@ func TestSchemaViolationsFollowTheProtocolVersion(t *testing.T) {
 // TestStdioSchemaViolations: over stdio, the version the client
 // negotiated decides too.
 func TestStdioSchemaViolations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, version := range []string{"2025-06-18", "2025-11-25"} {
 		inR, inW := io.Pipe()
@@ -212,6 +214,7 @@ func TestStdioSchemaViolations(t *testing.T) {
 // pass, others are refused 403, no Origin passes), bearer credentials
 // (an unknown one is refused 401) and the body limit (413).
 func TestHTTPFront(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 	for _, tc := range []struct {

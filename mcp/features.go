@@ -318,30 +318,30 @@ func (s *Server) refused(ctx context.Context, name string, err error) {
 // noticeDispatcher is the dispatcher the front end calls through: each
 // refusal of a call is also told to the calling session (refused).
 type noticeDispatcher struct {
-	Dispatcher
+	Caller
 	s *Server
 }
 
 func (n noticeDispatcher) Call(ctx context.Context, name string, args map[string]any) (any, error) {
-	res, err := n.Dispatcher.Call(ctx, name, args)
+	res, err := n.Caller.Call(ctx, name, args)
 	n.s.refused(ctx, name, err)
 	return res, err
 }
 
 func (n noticeDispatcher) Check(ctx context.Context, name string, args map[string]any) error {
-	err := n.Dispatcher.Check(ctx, name, args)
+	err := n.Caller.Check(ctx, name, args)
 	n.s.refused(ctx, name, err)
 	return err
 }
 
 func (n noticeDispatcher) Refuse(ctx context.Context, name string, err error) error {
-	err = n.Dispatcher.Refuse(ctx, name, err)
+	err = n.Caller.Refuse(ctx, name, err)
 	n.s.refused(ctx, name, err)
 	return err
 }
 
 func (n noticeDispatcher) ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (string, string, error) {
-	text, mime, err := n.Dispatcher.ReadWhole(ctx, name, args, limit)
+	text, mime, err := n.Caller.ReadWhole(ctx, name, args, limit)
 	n.s.refused(ctx, name, err)
 	return text, mime, err
 }

@@ -124,6 +124,7 @@ func completeRef(t *testing.T, c *client.Client, ref any, name, value string, ar
 // caller may read, a route by prefix and else by its title's words, at
 // most 100 values; the value completed reaches no record.
 func TestCompletionsFollowVisibility(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	anon, _ := f.stdioClientAt(t, "")
 	page := mcpgo.ResourceReference{Type: "ref/resource", URI: "tzctx://docs/{tree}/page/{+route}"}
@@ -168,6 +169,7 @@ func TestCompletionsFollowVisibility(t *testing.T) {
 // the session's bound are refused; logging/setLevel brings the notice of
 // the switch.
 func TestSubscriptionsNotifyChangedResourcesOnly(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
 	f := newFixtureOn(t, st)
@@ -253,8 +255,9 @@ func activate(t *testing.T, st *store.Store, site string) {
 // context_unavailable; unsubscribing and ending the session give them
 // back.
 func TestSubscriptionBounds(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
-	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, SubscriptionsTotal: 3})
+	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, SubscriptionsTotal: 3, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,6 +461,7 @@ func nextMessage(t *testing.T, msgs <-chan map[string]json.RawMessage, method st
 // that lists more resources than a session may subscribe to is refused
 // naming the bound.
 func TestListenRefusesAsSubscribeDoes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	readable := mcp.PageURI("cloud", "guides/reading")
 	for _, uri := range []string{
@@ -480,7 +484,7 @@ func TestListenRefusesAsSubscribeDoes(t *testing.T) {
 			t.Errorf("after the refusal of %s, %d subscriptions are held, want none", uri, n)
 		}
 	}
-	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2})
+	s, err := mcp.New(f.d, mcp.Options{SubscriptionsPerSession: 2, Trees: f.trees})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,6 +506,7 @@ func TestListenRefusesAsSubscribeDoes(t *testing.T) {
 // subscription, for each page a version switch changed or removed, and
 // for no other; its subscriptions end with the stream.
 func TestListenSendsUpdates(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
 	f := newFixtureOn(t, st)
@@ -573,6 +578,7 @@ func TestListenSendsUpdates(t *testing.T) {
 // answered, its subscriptions end, and ServeStdio returns rather than
 // waiting on the stream for ever.
 func TestStdioListen(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	st := testkit.Ingest(t, testkit.SiteTrees(t, site)...)
 	f := newFixtureOn(t, st)

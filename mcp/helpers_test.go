@@ -83,12 +83,15 @@ func (m *memRecorder) all() []tzctx.Record {
 // fixture is one dispatcher with both front ends over the sample version:
 // the HTTP API at base and the MCP front end at base+"/mcp".
 type fixture struct {
-	d    *dispatch.Dispatcher
-	s    *mcp.Server
-	h    *mcp.HTTPHandler
-	rec  *memRecorder
-	base string
-	cat  *catalog.Catalog
+	d *dispatch.Dispatcher
+	// trees are what the front end tells of the trees, over the same
+	// reader as d.
+	trees *plane.Trees
+	s     *mcp.Server
+	h     *mcp.HTTPHandler
+	rec   *memRecorder
+	base  string
+	cat   *catalog.Catalog
 	// issuer signs the JWTs of OIDC callers; resolver resolves them and
 	// the test credentials.
 	issuer   *testkit.Issuer
@@ -122,7 +125,8 @@ func newFixtureOn(t testing.TB, st *store.Store, skills ...catalog.Skill) *fixtu
 	if f.d, err = plane.New(reader, f.resolver, f.rec); err != nil {
 		t.Fatal(err)
 	}
-	if f.s, err = mcp.New(f.d, mcp.Options{TextMaxLimit: c.Limits().TextMaxLimit, Texts: mcp.FixedTexts{Items: cat.Items()}}); err != nil {
+	f.trees = plane.NewTrees(f.d, reader)
+	if f.s, err = mcp.New(f.d, mcp.Options{TextMaxLimit: c.Limits().TextMaxLimit, Texts: mcp.FixedTexts{Items: cat.Items()}, Trees: f.trees}); err != nil {
 		t.Fatal(err)
 	}
 	f.h = f.s.HTTPHandler(mcp.HTTPOptions{Resolver: f.resolver, BodyLimit: 64 << 10, AllowedOrigins: []string{"https://agents.example"}})

@@ -28,7 +28,11 @@ type HTTPOptions struct {
 	// API's; nil reads every request as an anonymous caller's. It must be
 	// the dispatcher's resolver: the request's calls take its answer.
 	Resolver tzctx.Resolver
-	// BodyLimit bounds a request body in bytes; 0 means 1 MiB.
+	// BodyLimit bounds a request body in bytes where no chain in front
+	// bounds it (MCP served alone); 0 means 1 MiB. A request whose
+	// context says its body is bounded already (tzctx.BodyBound: tzctx
+	// serve's chain, body_limit_bytes) is held to that bound alone, so
+	// one bound applies to a request, once.
 	BodyLimit int64
 	// AllowedOrigins are the origins (scheme://host[:port]) whose
 	// browser requests are served beside loopback origins
@@ -163,11 +167,17 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Method == http.MethodPost {
 		var err error
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.BodyLimit))
+		rb := r.Body
+		if _, bounded := tzctx.BodyBound(r.Context()); !bounded {
+			rb = http.MaxBytesReader(w, r.Body, h.opts.BodyLimit)
+		}
+		body, err = io.ReadAll(rb)
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				detail := fmt.Sprintf("the request body is over the size bound of %d bytes", h.opts.BodyLimit)
+				// The bound named is the one that refused the body,
+				// the chain's or this handler's.
+				detail := fmt.Sprintf("the request body is over the size bound of %d bytes", tooLarge.Limit)
 				h.refuse(rctx, r, body, &tzctx.Error{Code: tzctx.InvalidRequest, Detail: detail, Status: http.StatusRequestEntityTooLarge})
 				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, mcpgo.INVALID_REQUEST, detail)
 				return

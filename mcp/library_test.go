@@ -12,6 +12,7 @@ import (
 // caller without its profile; every call is recorded under the library or
 // the entry's ID, never under a name that names no entry.
 func TestLibraryOverMCP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var whole struct {
 		Text string `json:"text"`

@@ -37,6 +37,7 @@ func generatedSkills(t *testing.T) []catalog.Skill {
 // person, as the tool's title and as the annotations' (for clients of
 // protocol versions before 2025-06-18), and no two tools share one.
 func TestToolsHaveTitles(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	res, err := f.httpClient(t, "").ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
@@ -56,6 +57,7 @@ func TestToolsHaveTitles(t *testing.T) {
 // query, read-page-section page, the others none), and getting it
 // returns the skill's text without the SKILL.md front matter.
 func TestPromptsOfTheServedSkills(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, generatedSkills(t)...)
 	want := map[string]string{"discover-context": "[]", "read-long-text": "[]", "search-documentation": "[query]", "read-page-section": "[page]", "add-library-entry": "[]", "update-library": "[]"}
 	for name, c := range f.transports(t, "") {

@@ -134,7 +134,7 @@ func (s *Server) treeSentence(tree string) string {
 	if tree == "" {
 		return ""
 	}
-	return sentence(s.d.TreeText(tree).Description)
+	return sentence(s.trees.TreeText(tree).Description)
 }
 
 // sentence returns text ending as a sentence does, followed by a space,
@@ -183,7 +183,7 @@ func (s *Server) templates(site schemas.Site) []template {
 			return read(ctx, req.Params.URI)
 		}
 	}
-	names := s.d.TreeNames()
+	names := s.trees.TreeNames()
 	page, outline := templateDescriptions(names, exampleRoute(site, names, ""))
 	return []template{
 		{mcpgo.NewResourceTemplate(contextTemplate, "context",
@@ -209,7 +209,7 @@ func (s *Server) templates(site schemas.Site) []template {
 // narrowed (withTrees): a gated tree is named to its readers alone
 // . A failing holder check names none, never a guess.
 func (s *Server) templatesFor(ctx context.Context, templates []mcpgo.ResourceTemplate) {
-	trees, err := s.d.Trees(ctx)
+	trees, err := s.trees.Trees(ctx)
 	if err != nil {
 		s.log.Warn("mcp resources/templates/list", "code", string(tzctx.ErrorCode(err)))
 		trees = nil

@@ -88,6 +88,7 @@ func readResource(c *client.Client, uri string) (*mcpgo.TextResourceContents, er
 // the caller does not read; the templates read a page and an outline as
 // read_documentation reads them.
 func TestResourcesFollowTheCatalog(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, token := range []string{"", tokenPlain, tokenBlueprint} {
 		entries := f.listedIDs(t, token)
@@ -150,6 +151,7 @@ var testSkill = catalog.Skill{
 // name is no argument); getting it returns the skill's text without its
 // front matter and the argument given.
 func TestPromptsAreTheSkills(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, testSkill)
 	for name, c := range f.transports(t, "") {
 		res, err := c.ListPrompts(context.Background(), mcpgo.ListPromptsRequest{})
@@ -190,6 +192,7 @@ func TestPromptsAreTheSkills(t *testing.T) {
 // transports of the resource, prompt and tool lists (a tool's tree
 // enumeration follows the served version).
 func TestListChangedReachesEveryClient(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	type seen struct {
 		name string

@@ -16,6 +16,7 @@ import (
 // agent acts on; a client reading the text alone reads on from a cited
 // section with read_documentation and gets the section's text.
 func TestSearchDocumentationTool(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	args := map[string]any{"query": "how do I read on from a stamp and an offset?", "budget": 1500}
 	body := f.postAPI(t, "search_documentation", args, "")

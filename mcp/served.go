@@ -54,7 +54,7 @@ func isLibraryItem(id string, actions []string) bool {
 // version holds a library entry it may read. A failing check serves
 // none, never a guess, and is logged without the caller's words.
 func (s *Server) served(ctx context.Context, what string) ([]tzctx.TreeSummary, bool) {
-	trees, lib, err := s.d.Summary(ctx)
+	trees, lib, err := s.trees.Summary(ctx)
 	if err != nil {
 		s.log.Warn("mcp "+what, "code", string(tzctx.ErrorCode(err)))
 		return nil, false

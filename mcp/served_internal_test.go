@@ -13,6 +13,7 @@ import (
 // InstructionsMaxChars keep to it, list the trees in order while they
 // fit, and count the rest with how to list them.
 func TestInstructionsBound(t *testing.T) {
+	t.Parallel()
 	var trees []tzctx.TreeSummary
 	for i := range 60 {
 		trees = append(trees, tzctx.TreeSummary{Name: "tree" + strconv.Itoa(i), Title: "Title " + strconv.Itoa(i), Description: strings.Repeat("d", 80), Pages: i})

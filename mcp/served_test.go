@@ -45,6 +45,7 @@ func (f *fixture) initializeAs(t *testing.T, token string) string {
 // count, the gated tree to its holder alone, then how to find an answer,
 // and the library where one is held; within 1,200 code points (issue 31).
 func TestInstructionsSayWhatIsServedToTheCaller(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	anon, holder := f.initializeAs(t, ""), f.initializeAs(t, tokenBlueprint)
 	for who, ins := range map[string]string{"anonymous": anon, "holder": holder} {
@@ -72,6 +73,7 @@ func TestInstructionsSayWhatIsServedToTheCaller(t *testing.T) {
 // every other tool's, not its JSON: an entry a line with its files under
 // it, then the members block with the stamp once (issue 31).
 func TestListLibraryAnswersLines(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for name, c := range f.transports(t, tokenPlain) {
 		t.Run(name, func(t *testing.T) {

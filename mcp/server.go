@@ -56,12 +56,17 @@ type Options struct {
 	// Completions bound the work of one completion/complete; a bound
 	// left at 0 takes its default (CompletionBounds).
 	Completions CompletionBounds
+	// Trees tell the trees served, for the caller of each request; nil
+	// tells the contract's trees (tzctx.DefaultTrees), with no title,
+	// description, page or summary.
+	Trees TreeReader
 }
 
 // Server is the MCP front end over one dispatcher. Its lists are computed
 // per call for the caller of each request.
 type Server struct {
-	d     Dispatcher
+	d     Caller
+	trees TreeReader
 	mcp   *server.MCPServer
 	log   *slog.Logger
 	limit int
@@ -95,13 +100,17 @@ type Server struct {
 	libraryPrompts, libraryItems map[string]bool
 }
 
-// New returns the MCP front end of d.
-func New(d Dispatcher, opts Options) (*Server, error) {
-	s := &Server{feat: newFeatures(opts), log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}, libraryPrompts: map[string]bool{}, libraryItems: map[string]bool{}}
+// New returns the MCP front end of d, telling the trees opts.Trees
+// tells.
+func New(d Caller, opts Options) (*Server, error) {
+	s := &Server{trees: opts.Trees, feat: newFeatures(opts), log: opts.Logger, limit: opts.TextMaxLimit, bounds: newMsgBounds(opts), actions: map[string]*dispatch.Action{}, treeTools: map[string]*treeSchemas{}, libraryPrompts: map[string]bool{}, libraryItems: map[string]bool{}}
 	// Every call goes through the notices: a refusal is also told to
 	// the calling session, where it asked for notices.
-	s.d = noticeDispatcher{Dispatcher: d, s: s}
+	s.d = noticeDispatcher{Caller: d, s: s}
 	d = s.d
+	if s.trees == nil {
+		s.trees = contractTrees{}
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -13,6 +13,7 @@ import (
 // TestSessionLogHandlerHidesIDs: mcp-go's lines that name a session name
 // it by its hash prefix alone.
 func TestSessionLogHandlerHidesIDs(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(sessionLogHandler{slog.NewTextHandler(&buf, nil)})
 	const id = "mcp-session-0123456789abcdef0123456789abcdef"
@@ -24,6 +25,7 @@ func TestSessionLogHandlerHidesIDs(t *testing.T) {
 }
 
 func TestInitializeWriterFailed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status int
 		body   string
@@ -52,6 +54,7 @@ func TestInitializeWriterFailed(t *testing.T) {
 // oidc.resource), the challenge names the request's Host only where a
 // loopback connection's Host guard or a loopback name vouches for it.
 func TestResourceMetadataNamesNoUnvouchedHost(t *testing.T) {
+	t.Parallel()
 	req := func(remote, host string) *http.Request {
 		r := httptest.NewRequest(http.MethodPost, "/mcp", nil).WithContext(context.Background())
 		r.RemoteAddr, r.Host = remote, host

@@ -110,6 +110,7 @@ func (f *fixture) handlerOf(t *testing.T, opts mcp.HTTPOptions) (*mcp.HTTPHandle
 // on); a session ID no initialize handed out opens no event stream; a
 // GET or DELETE without a session is 400.
 func TestHTTPSessionBelongsToItsCaller(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	url := f.base + "/mcp"
 	code, sid, _, raw := initialize(t, url, tokenBlueprint, 0)
@@ -168,6 +169,7 @@ func TestHTTPSessionBelongsToItsCaller(t *testing.T) {
 // names the bound, recorded, and opens no session; one under it opens
 // one.
 func TestHTTPInitializeKeptBytesBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	url := f.base + "/mcp"
 	before := len(f.rec.all())
@@ -190,6 +192,7 @@ func TestHTTPInitializeKeptBytesBounded(t *testing.T) {
 // (503), with Retry-After and a recorded JSON-RPC refusal; a session
 // ended with DELETE makes room again.
 func TestHTTPSessionBounds(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	h, url := f.handlerOf(t, mcp.HTTPOptions{SessionsPerCaller: 2, SessionsTotal: 3})
 	var anon []string
@@ -233,6 +236,7 @@ func TestHTTPSessionBounds(t *testing.T) {
 // and in all (503), with Retry-After; a closed stream makes room again;
 // Close ends every open stream at once and refuses new ones.
 func TestHTTPStreamBounds(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	h, url := f.handlerOf(t, mcp.HTTPOptions{StreamsPerCaller: 2, StreamsTotal: 3})
 	var open []*http.Response
@@ -349,6 +353,7 @@ func post(t *testing.T, c *http.Client, url, token, sid, body string) (int, stri
 // it its session is counted. Read in one decode with _meta, the method
 // was lost, and such an initialize kept 500 KB with no count.
 func TestHTTPInitializeBoundsHoldWithAnOddMeta(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	h, url := f.handlerOf(t, mcp.HTTPOptions{})
 	odd := func(pad int) string {
@@ -372,6 +377,7 @@ func TestHTTPInitializeBoundsHoldWithAnOddMeta(t *testing.T) {
 // at once, so with one session a caller the next good initialize is
 // served, not refused 429 for 30 minutes.
 func TestHTTPFailedInitializeHoldsNoSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	h, url := f.handlerOf(t, mcp.HTTPOptions{SessionsPerCaller: 1})
 	code, _, raw := post(t, http.DefaultClient, url, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":5}`)
@@ -391,6 +397,7 @@ func TestHTTPFailedInitializeHoldsNoSession(t *testing.T) {
 // quarters of the sessions, so a caller with a credential finds room
 // however many addresses the anonymous ones come from.
 func TestHTTPAnonymousCallersLeaveRoom(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	h, url := f.handlerOf(t, mcp.HTTPOptions{SessionsPerCaller: 1, SessionsTotal: 4})
 	var sids []string

@@ -18,6 +18,7 @@ import (
 // text quoting the members line, a catalog page with and without optional
 // members, an empty and a nil catalog, and an answer of another type.
 func TestTextFromTypedAnswerEqualsTextFromJSON(t *testing.T) {
+	t.Parallel()
 	next := func(n int) *int { return &n }
 	answers := []any{
 		&query.Answer{ContractVersion: 1, Stamp: "abc", Offset: 0, Total: 9000, NextOffset: next(1500), ID: "tzdocs:/a/b", MimeType: "text/markdown",
@@ -126,6 +127,7 @@ func jsonText(raw json.RawMessage) string {
 // backslashes, control characters, U+2028, invalid UTF-8 and the text
 // member's own key, and answers of every other kind.
 func TestSplicedAnswerIsTheResultEncoded(t *testing.T) {
+	t.Parallel()
 	next := func(n int) *int { return &n }
 	answers := []any{
 		&query.Answer{ContractVersion: 1, Stamp: "abc", Total: 9000, NextOffset: next(1500), ID: "tzdocs:/a/b", MimeType: "text/markdown",

@@ -67,6 +67,7 @@ func parseText(t *testing.T, text string) textForm {
 // members; and a client reading the text alone jumps to a section by a
 // heading's offset.
 func TestTextContentCarriesTheAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for name, c := range f.transports(t, "") {
 		for _, call := range []struct {

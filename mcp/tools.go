@@ -16,17 +16,10 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
-// Dispatcher is what the MCP front end needs of the dispatcher: its call
-// pipeline and what it tells of the trees served. Package server, which
-// builds the front end, checks that its dispatcher is one.
-type Dispatcher interface {
-	Caller
-	TreeReader
-}
-
 // Caller is the dispatcher's call pipeline as the MCP front end calls
 // it: a tool's or a resource's call, checked, refused or read whole, and
-// the registered actions it offers tools of.
+// the registered actions it offers tools of. Package server, which
+// builds the front end, checks that its dispatcher is one.
 type Caller interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Check(ctx context.Context, name string, args map[string]any) error
@@ -38,7 +31,8 @@ type Caller interface {
 
 // TreeReader is what the MCP front end reads of the trees served, for
 // the caller of each request: the lists, the resources' descriptions,
-// the completions and the instructions.
+// the completions and the instructions (Options.Trees). Package server
+// checks that what it wires in is one.
 type TreeReader interface {
 	// Trees gives the documentation trees the caller of ctx can read in
 	// the served version, which a tool's tree enumeration lists.
@@ -104,7 +98,7 @@ func outputSchema(response map[string]any) (json.RawMessage, error) {
 // the action's contract description, its input schema the action's
 // request schema, its output schema the response's or the error
 // envelope's, and its annotations the enumeration's.
-func ActionTool(d Dispatcher, a *dispatch.Action) (mcpgo.Tool, server.ToolHandlerFunc, error) {
+func ActionTool(d Caller, a *dispatch.Action) (mcpgo.Tool, server.ToolHandlerFunc, error) {
 	in, err := marshal(a.Request)
 	if err != nil {
 		return mcpgo.Tool{}, nil, fmt.Errorf("tool %s: input schema: %w", a.Name, err)
@@ -262,4 +256,21 @@ func contractError(err error) *tzctx.Error {
 // escaping and without the trailing newline.
 func marshal(v any) (json.RawMessage, error) {
 	return jsonwire.Append(nil, v)
+}
+
+// contractTrees is the TreeReader of a front end given none: the
+// contract's trees, to every caller, with no title, description, page
+// or summary.
+type contractTrees struct{}
+
+func (contractTrees) Trees(context.Context) ([]string, error) {
+	return append([]string(nil), tzctx.DefaultTrees...), nil
+}
+func (contractTrees) TreeNames() []string { return append([]string(nil), tzctx.DefaultTrees...) }
+func (contractTrees) TreeText(string) dispatch.TreeText {
+	return dispatch.TreeText{}
+}
+func (contractTrees) Pages(context.Context, string) ([]tzctx.Page, error) { return nil, nil }
+func (contractTrees) Summary(context.Context) ([]tzctx.TreeSummary, bool, error) {
+	return nil, false, nil
 }

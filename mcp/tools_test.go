@@ -25,6 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // narrowed to the caller's trees), an object output schema admitting the
 // response and the error envelope, the enumeration's annotations.
 func TestToolsSnapshot(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	resp := f.s.MCPServer().HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	raw, err := json.Marshal(resp)
@@ -127,6 +128,7 @@ func roundTripMap(t *testing.T, v any) map[string]any {
 // anonymous and signed-in callers, and recorded alike; a refusal is isError with its detail
 // as text, an answer carries its chunk, stamp and next offset as text.
 func TestAnswersMatchHTTP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	type tc struct {
 		action string
@@ -199,6 +201,7 @@ func TestAnswersMatchHTTP(t *testing.T) {
 
 // TestURIs: the URI forms escape what a content ID or route holds.
 func TestURIs(t *testing.T) {
+	t.Parallel()
 	for got, want := range map[string]string{
 		mcp.ContextURI("overview"):                     "tzctx://context/overview",
 		mcp.ContextURI("docs:cloud:full"):              "tzctx://context/docs:cloud:full",

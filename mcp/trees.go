@@ -131,7 +131,7 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool, site schemas
 		}
 		if !asked {
 			var err error
-			if trees, err = s.d.Trees(ctx); err != nil {
+			if trees, err = s.trees.Trees(ctx); err != nil {
 				s.log.Warn("mcp tools/list", "code", string(tzctx.ErrorCode(err)))
 				trees = nil
 			}
@@ -142,7 +142,7 @@ func (s *Server) withTrees(ctx context.Context, tools []mcpgo.Tool, site schemas
 		if tt != nil {
 			key, request = tt.key, tt.requests[t.Name]
 		}
-		raw, err := ts.schema(key, request, trees, s.d.TreeText, from, exampleRoute(site, trees, from))
+		raw, err := ts.schema(key, request, trees, s.trees.TreeText, from, exampleRoute(site, trees, from))
 		if err != nil {
 			s.log.Error("mcp tools/list: the input schema", "tool", t.Name, "error", err.Error())
 			continue

@@ -81,6 +81,7 @@ func catalogTrees(t *testing.T, raw []byte) []string {
 // every caller (the blueprint holder too); naming another tree still
 // answers as before, and every refusal names only tzdocs as readable.
 func TestTreesTheVersionLacksAreNotListed(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	f := newFixtureOn(t, testkit.Ingest(t, ingest.TreeSource{Name: "tzdocs", Dir: filepath.Join(site, "tzdocs")}))
 	only := []string{"tzdocs"}
@@ -142,6 +143,7 @@ func TestTreesTheVersionLacksAreNotListed(t *testing.T) {
 // enumeration lists every tree the caller may read: the blueprint
 // holder's all three, an anonymous caller's cloud and tzdocs.
 func TestToolTreesAreTheCallers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, c := range []struct {
 		token string
@@ -160,6 +162,7 @@ func TestToolTreesAreTheCallers(t *testing.T) {
 // limit's description an agent reads in tools/list says so rather than
 // calling the limit a maximum.
 func TestLimitDescriptionSaysWhatAChunkHolds(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	first := f.api(t, "read_documentation", map[string]any{"tree": "cloud", "part": "full", "limit": 200}, "")
 	over := false

@@ -91,6 +91,7 @@ func (a apiAnswer) refusal() string {
 // non-holder gets, and a tree-less search is the holder's with the
 // blueprint lines removed.
 func TestGatedTreeOnEverySurface(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, testSkill)
 	holderIndex := f.api(t, "read_documentation", map[string]any{"tree": "blueprint", "limit": 200}, tokenBlueprint)
 	if holderIndex.Error != nil || holderIndex.NextOffset == nil {
@@ -262,6 +263,7 @@ func searchMatchLimit(t *testing.T) int {
 // each refused 401 unauthenticated with a Bearer challenge by the HTTP API
 // and by /mcp, and recorded so.
 func TestBadJWTsAreRefusedOnEveryTransport(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for name, tok := range map[string]string{
 		"expired":        f.issuer.Token(t, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}),
@@ -299,6 +301,7 @@ func TestBadJWTsAreRefusedOnEveryTransport(t *testing.T) {
 // each, under the action the body names or "(unknown action)" where it
 // was not read, with the status the client got.
 func TestFrontEndRefusalsAreRecorded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_documentation","arguments":{"tree":"cloud"}}}`
 	for _, c := range []struct {
@@ -335,6 +338,7 @@ func TestFrontEndRefusalsAreRecorded(t *testing.T) {
 // and a resource read, and the page and outline templates'
 // descriptions. The holder is named every tree.
 func TestRefusalsNameOnlyReadableTrees(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, c := range f.callers(t)[:3] {
 		t.Run(c.name, func(t *testing.T) {

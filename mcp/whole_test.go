@@ -14,6 +14,7 @@ import (
 // action and subject its chunks are read under, ok, the text's code
 // points; a refused read is one record of its refusal.
 func TestResourceReadIsOneRecord(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for name, c := range f.transports(t, "") {
 		for _, tc := range []struct {
@@ -56,6 +57,7 @@ func TestResourceReadIsOneRecord(t *testing.T) {
 // its size, the bytes of the UTF-8 text a read of it returns, and its
 // description says the paged tool reads it in chunks.
 func TestResourcesListTheirSize(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, testSkill)
 	for _, token := range []string{"", tokenBlueprint} {
 		for name, c := range f.transports(t, token) {

@@ -14,6 +14,7 @@ import (
 // the caller may list every action the skill drives, together with the
 // skill.
 func TestSkillPartsFollowTheirSkill(t *testing.T) {
+	t.Parallel()
 	c, err := schemas.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // random texts and words over a small alphabet (so that words occur, and
 // occur in many cases), the rarest-byte anchor at every place.
 func TestFoldIndexMatchesLowerCasedIndex(t *testing.T) {
+	t.Parallel()
 	alphabet := []byte("aAbBzZqQ-_.0é \n")
 	rng := rand.New(rand.NewPCG(7, 11))
 	lowerASCII := func(b []byte) []byte {

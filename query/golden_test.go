@@ -85,6 +85,7 @@ func sampleReader(t *testing.T) *Reader {
 
 // TestGolden pins the index, outline and page reads of the sample site.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	for _, tree := range []string{"cloud", "tzdocs"} {
 		for _, part := range []string{"index", "outline"} {
@@ -127,6 +128,7 @@ func itoa(n int) string {
 // line, an optional "tree:" line, then the answer's lines in order, cases
 // separated by a blank line.
 func TestSearchCases(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	path := filepath.Join("testdata", "search_cases.txt")
 	raw, err := os.ReadFile(path)

@@ -28,6 +28,7 @@ func repeat(d, n int) []int {
 // no headings where none of depth 2 remain, the count and length bounds,
 // and that only the bounds, not the fall, count as a cut.
 func TestHeadingsSelection(t *testing.T) {
+	t.Parallel()
 	r := &Reader{cfg: Config{Limits: testLimits()}}
 	cases := []struct {
 		name    string
@@ -70,6 +71,7 @@ func TestHeadingsSelection(t *testing.T) {
 
 // TestContinuationSentences pins A-20's observable parts.
 func TestContinuationSentences(t *testing.T) {
+	t.Parallel()
 	with := "For a section, read from an offset in headings with this stamp; for a passage's words, use query."
 	cutS := "The headings list is cut; for a later section or a passage's words, use query."
 	if utf8.RuneCountInString(cutS) > utf8.RuneCountInString(with) {
@@ -98,6 +100,7 @@ func TestContinuationSentences(t *testing.T) {
 // at the last place before, less than one limit back, and the chunk ends at
 // the last place within one limit of the offset asked.
 func TestOffPlaceRead(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	lim := 200
 	first, _, _ := r.ReadDocumentation(t.Context(), DocRequest{Tree: str("cloud"), Part: str("full"), Paging: Paging{Limit: &lim}})

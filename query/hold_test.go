@@ -19,6 +19,7 @@ import (
 // read that did not keep the version would read the unmapped file after
 // the switch and fault.
 func TestHeldReadOutlivesVersionSwitch(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	testkit.IngestInto(t, dataDir, "a", true, testkit.SiteTrees(t, testkit.SampleSite(t))...)
 	other := filepath.Join(t.TempDir(), "site-b")

@@ -10,6 +10,7 @@ import (
 
 // TestContentIDForms pins each form String writes and ParseID reads.
 func TestContentIDForms(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		s      string
 		id     ContentID
@@ -48,6 +49,7 @@ func TestContentIDForms(t *testing.T) {
 // TestParseIDRefusesOtherForms: anything but a written form is refused,
 // with an error that wraps ErrInvalidID and does not echo the input.
 func TestParseIDRefusesOtherForms(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"", "docs", "docs:", "docs::", "DOCS:cloud", "docs:Cloud", "docs:nope", "source:docs:cloud", " docs:cloud",
 		"docs:cloud:", "docs:cloud:index", "docs:cloud:full:", "docs:cloud:full:x", "docs:cloud:outline:x", "docs:cloud:Full",
@@ -73,6 +75,7 @@ func TestParseIDRefusesOtherForms(t *testing.T) {
 // a tree, and requires ParseID(id).String() to give it back, with the
 // kind and tree of the read.
 func TestReaderIDsRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := NewReader(Config{Limits: testLimits(), Access: map[string]Access{}}, FromStore(sampleStore))
 	ctx := context.Background()
 	check := func(req DocRequest, kind Kind, tree string) {
@@ -115,6 +118,7 @@ func TestReaderIDsRoundTrip(t *testing.T) {
 // and requires, of each, that ParseID succeeds exactly where String gives
 // the string back: the written form is the only one.
 func TestParseIDInvertsString(t *testing.T) {
+	t.Parallel()
 	pieces := []string{"cloud", "blueprint", "tzdocs", "full", "outline", "index", "page", "search",
 		"/", "a/", "guides/reading", "0123456789abcdef", "0123456789ABCDEF", "f", "", "docs"}
 	rng := rand.New(rand.NewPCG(1, 2))

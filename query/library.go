@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -39,6 +38,9 @@ type LibraryFile struct {
 	// Text is set where the file is UTF-8 text; a binary file is read as
 	// its base64 encoding.
 	Text bool
+	// Sum is the SHA-256 of the file's bytes, in hex, as the version
+	// stores it: a file's reads share its scan while it is unchanged.
+	Sum string
 }
 
 // Library is a version's library: its entries in catalog order, and the
@@ -282,20 +284,13 @@ func (r *Reader) ReadLibraryEntry(ctx context.Context, req LibraryReadRequest) (
 	}
 	f := e.Files[fi]
 	id := LibraryID(e.Name, f.Path)
-	raw, err := lib.FileBytes(ei, fi)
+	sc, err := scanLibraryFile(v, lib, ei, fi)
 	if err != nil {
 		return nil, id, tzctx.Errorf(tzctx.ContextUnavailable, "the file cannot be read from the served version; an operator verifies the version")
 	}
-	s := base64.StdEncoding.EncodeToString(raw)
-	if f.Text {
-		s = string(raw)
-	}
-	t := newMemText(s)
-	var txt text = t
-	if f.Text && strings.HasSuffix(f.Path, ".json") {
-		if l, ok := textmap.ScanJSON(s, r.limit(req.Paging)); ok {
-			txt = &libraryJSON{Layout: l, m: t}
-		}
+	var txt text = sc.text
+	if sc.json != nil {
+		txt = &libraryJSON{Layout: sc.json.Layout(r.limit(req.Paging)), m: sc.text}
 	}
 	a, err := r.answer(read{t: txt, id: id, mime: f.MimeType, action: "read_library_entry", selector: fmt.Sprintf("name %q and path %q", e.Name, f.Path), version: v.Name()}, req.Paging)
 	return a, id, err

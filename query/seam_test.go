@@ -22,6 +22,7 @@ import (
 // store.go, the adapter, imports package store, so the reader reads a
 // version through the interfaces of reader.go alone.
 func TestStoreSeam(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +208,7 @@ func newMemLayout(t *testing.T, st *store.Store) *memLayout {
 // second layout in memory, and requires the same answers: every part of
 // every tree, every page's first chunk with its headings, and searches.
 func TestSecondLayout(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cfg := Config{Limits: testLimits(), Origin: "https://turnzero.ai", Access: map[string]Access{}}
 	viaStore := NewReader(cfg, FromStore(sampleStore))

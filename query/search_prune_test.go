@@ -101,6 +101,7 @@ func bruteScore(m *memLayout, trees []string, words []string, k int) []hit {
 // pages, scores and order. The trees are stored in one order and searched
 // in another, so rank is not the ordinal.
 func TestSearchPruning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(26, 1))
 	queryWords := []string{"abc", "bcd", "abcd", "cdab", "x", "ab", "dab", "zz", "the", "a", "b", "d", "bcda", "abcdab", "q"}

@@ -19,6 +19,7 @@ func testLimits() schemas.Limits {
 }
 
 func TestSearchMatchesOracleOnSampleSite(t *testing.T) {
+	t.Parallel()
 	differential(t, sampleStore, 1000)
 }
 

@@ -31,6 +31,7 @@ func terms(text string) []string {
 // joiners, case changes and digits; words are lower-cased, stemmed and
 // stop words dropped; punctuation such as a question's "?" goes.
 func TestAnalyzeIdentifiers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want []string
@@ -53,6 +54,7 @@ func TestAnalyzeIdentifiers(t *testing.T) {
 // with none after it joining the section before; no cut inside a fence
 // (the page's headings are outside fences); the sections tile the text.
 func TestSplitSections(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 40)
 	text := "# Title\n\n" + long + "\n\n## A\n\n" + long + "\n\n## B\n\n### B1\n\n" + long + "\n```\n## not a heading\n```\n## C\n\nshort\n## D\n"
 	n := utf8.RuneCountInString(text)
@@ -75,6 +77,7 @@ func TestSplitSections(t *testing.T) {
 // a fence, the pieces covering the section in order and keeping its
 // heading; a fence longer than pieceMax stays whole.
 func TestSplitLongSections(t *testing.T) {
+	t.Parallel()
 	para := strings.TrimSpace(strings.Repeat("word ", 60)) + "\n" + strings.TrimSpace(strings.Repeat("more ", 30)) + "\n\n"
 	fence := "```\n" + strings.Repeat("code line\n\n", 3*pieceMax/11) + "```\n\n"
 	text := "# Title\n\n" + "## Long\n\n" + strings.Repeat(para, 20) + fence + strings.Repeat(para, 3) + "## Short\n\n" + para
@@ -321,6 +324,7 @@ func searchDifferential(t *testing.T, v Version, n int) {
 }
 
 func TestSearchDocumentationMatchesOracleOnSampleSite(t *testing.T) {
+	t.Parallel()
 	v, err := FromStore(sampleStore).Acquire()
 	if err != nil {
 		t.Fatal(err)
@@ -398,6 +402,7 @@ func textPrefix(s string, n int) string {
 // budget and used counts its code points; the same call answers the same
 // bytes.
 func TestSearchDocumentationPack(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	queries := []string{"how do I read a page by its route?", "error codes", "stamp offset continuation", "fenced code blocks", "search words", "limits", "product profile"}
 	for _, q := range queries {
@@ -438,6 +443,7 @@ func TestSearchDocumentationPack(t *testing.T) {
 // fills them, cut at a place a read starts (a later section shorter than
 // the indexed one), and the pack stays within the budget.
 func TestSearchDocumentationFillsTheRest(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	v, err := FromStore(sampleStore).Acquire()
 	if err != nil {
@@ -481,6 +487,7 @@ func TestSearchDocumentationFillsTheRest(t *testing.T) {
 // TestSearchDocumentationGatedTrees: a caller without blueprint's
 // profile gets no blueprint section, named or collapsed; one with it does.
 func TestSearchDocumentationGatedTrees(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	q := "blueprint files publishing limits"
 	budget := 64000
@@ -508,6 +515,7 @@ func TestSearchDocumentationGatedTrees(t *testing.T) {
 // TestSearchDocumentationBounds: each bound is refused, the refusal
 // naming the bound and never the query's words.
 func TestSearchDocumentationBounds(t *testing.T) {
+	t.Parallel()
 	r := sampleReader(t)
 	long := strings.Repeat("canaryword ", 100)
 	low, high := 499, 64001

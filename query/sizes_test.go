@@ -34,6 +34,7 @@ func (s switchingVersions) Acquire() (Version, error) {
 // documentation entries' sizes in the version it was listed from; once
 // another version is served, they are unknown (-1), never another text's.
 func TestEntrySizesOfTheListedVersion(t *testing.T) {
+	t.Parallel()
 	name := ""
 	r := NewReader(Config{Limits: testLimits(), Origin: "https://turnzero.ai", Access: map[string]Access{}}, switchingVersions{FromStore(sampleStore), &name})
 	a, _, err := r.ListContext(context.Background(), ListRequest{}, func(string) bool { return true })

@@ -199,10 +199,12 @@ func checkPeer(t *testing.T, st *store.Store) {
 }
 
 func TestSQLitePeerMatchesOracleOnSampleSite(t *testing.T) {
+	t.Parallel()
 	checkPeer(t, sampleStore)
 }
 
 func TestSQLitePeerMatchesOracleOnSynthetic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := testkit.WriteSynthSite(dir, 300, 1); err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func (v storeVersion) Library() (Library, error) {
 		for _, e := range entries {
 			le := LibraryEntry{Name: e.Name, Version: e.Version, Kind: e.Kind, Title: e.Title, Description: e.Description, Access: Access(e.Access), Digest: e.Digest}
 			for _, f := range e.Files {
-				le.Files = append(le.Files, LibraryFile{Path: f.Path, Size: f.Size, MimeType: f.MimeType, Text: f.Text})
+				le.Files = append(le.Files, LibraryFile{Path: f.Path, Size: f.Size, MimeType: f.MimeType, Text: f.Text, Sum: f.Sum})
 			}
 			l.entries = append(l.entries, le)
 		}

@@ -38,6 +38,7 @@ func twinStore(t *testing.T) *store.Store {
 // the catalog, a tree-less search's ties and the trees a refusal names;
 // a configured title names the catalog's entries.
 func TestConfiguredTreeOrder(t *testing.T) {
+	t.Parallel()
 	st := twinStore(t)
 	v, err := st.Acquire()
 	if err != nil {

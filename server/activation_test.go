@@ -82,6 +82,7 @@ func (l *loader) readSequence(base string) (sequence, bool, error) {
 // a mix; a continuation across the switch is refused with context_changed;
 // once the server serves B, every read is B's.
 func TestActivationUnderLoad(t *testing.T) {
+	t.Parallel()
 	siteB := changedSite(t)
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "A")

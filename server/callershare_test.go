@@ -190,6 +190,7 @@ func mcpPost(t *testing.T, ctx context.Context, base, sid, body string, hold boo
 // defaults to a quarter of max_in_flight (at least 1) and mcp_completions
 // to the MCP front end's defaults; given values are taken.
 func TestLoadConfigCallerShareAndCompletions(t *testing.T) {
+	t.Parallel()
 	d := DefaultConfig()
 	if d.PerCaller() != 16 || d.MCPCompletions.bounds() != (mcp.CompletionBounds{MaxValueChars: 256, MaxWords: 16, MaxCandidates: 100000}) {
 		t.Fatalf("defaults: a share of %d slots, completions %+v", d.PerCaller(), d.MCPCompletions)

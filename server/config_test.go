@@ -15,6 +15,7 @@ import (
 // TestLoadConfigFaults: each fault of a configuration file stops the
 // loader with an error that names the file, the member and what to do.
 func TestLoadConfigFaults(t *testing.T) {
+	t.Parallel()
 	sum := identity.SHA256("tok")
 	cred := func(extra string) string {
 		return `{"credentials": [{"token_sha256": "` + sum + `", "account": "acme"` + extra + `}]}`
@@ -139,6 +140,7 @@ func TestLoadConfigFaults(t *testing.T) {
 // defaults; a good file's digests are lowercased and the oidc claim names
 // defaulted.
 func TestLoadConfigDefaults(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"", filepath.Join(t.TempDir(), "absent.json")} {
 		c, err := LoadConfig(p)
 		if err != nil || !reflect.DeepEqual(c, DefaultConfig()) {
@@ -173,6 +175,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 // limit's anonymous rule and bucket bound default to per_address and
 // 10000.
 func TestLoadConfigShedding(t *testing.T) {
+	t.Parallel()
 	d := DefaultConfig()
 	if d.MaxInFlight != 64 || time.Duration(d.QueueWait) != 100*time.Millisecond || d.RateLimit != nil {
 		t.Fatalf("defaults: max_in_flight %d, queue_wait %v, rate_limit %+v", d.MaxInFlight, time.Duration(d.QueueWait), d.RateLimit)
@@ -201,6 +204,7 @@ func TestLoadConfigShedding(t *testing.T) {
 // TestConfigTreesKeepTheirDefaults: a file naming some trees leaves the
 // others at their default access, so naming cloud never opens blueprint.
 func TestConfigTreesKeepTheirDefaults(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join(t.TempDir(), "tzctx.json")
 	if err := os.WriteFile(f, []byte(`{"trees": {"cloud": "signed_in"}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -218,6 +222,7 @@ func TestConfigTreesKeepTheirDefaults(t *testing.T) {
 // refused without repeating it, since it may hold a password; one that
 // parses is kept, with the embedded records still on by default.
 func TestLoadConfigPostgresURL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"records": {"postgres_url": "postgres://u:s3cretpw@db:notaport/x"}}`), 0o644); err != nil {

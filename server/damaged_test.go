@@ -39,6 +39,7 @@ func healthBody(t *testing.T, base string) (int, map[string]string) {
 // TestServeDoesNotMaskDamagedOnlyData: a data directory whose only version
 // is damaged beyond description is not given the sample site.
 func TestServeDoesNotMaskDamagedOnlyData(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	testkit.IngestInto(t, data, "A", false, testkit.SiteTrees(t, testkit.SampleSite(t))...)
 	if err := os.WriteFile(filepath.Join(data, "versions", "A", "meta.json"), []byte("{"), 0o644); err != nil {
@@ -57,6 +58,7 @@ func TestServeDoesNotMaskDamagedOnlyData(t *testing.T) {
 // damaged version refuses it and goes on serving what it had, reporting
 // the fault on /healthz; it switches to the next good version activated.
 func TestServerKeepsServingOnDamage(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	ingestSample(t, data, "A")
 	testkit.IngestInto(t, data, "B", false, testkit.SiteTrees(t, changedSite(t))...)
@@ -94,6 +96,7 @@ func TestServerKeepsServingOnDamage(t *testing.T) {
 // damaged starts, serves nothing from it, says on /healthz what to do, and
 // serves the next good version activated.
 func TestServeStartsWithDamagedVersion(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	ingestSample(t, data, "A")
 	testkit.IngestInto(t, data, "B", false, testkit.SiteTrees(t, changedSite(t))...)

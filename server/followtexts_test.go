@@ -30,6 +30,7 @@ const listChangedRequest = `{"jsonrpc":"2.0","id":1,"method":"subscriptions/list
 // listening for the lists' changes is told the tools and resources
 // changed.
 func TestServedTextsFollowActivation(t *testing.T) {
+	t.Parallel()
 	srcs := servedTreesFixture(t) // rockets (Rocket Guide), engines (Engine Manual)
 	data := t.TempDir()
 	testkit.IngestInto(t, data, "one", true, srcs[0])

@@ -20,10 +20,12 @@ import (
 
 // Each front end, and the guard before them, declares the narrow
 // interface it needs of the dispatcher; the dispatcher this package
-// builds them over is each of them.
+// builds them over is each of them. What MCP reads of the trees beside
+// its calls is the plane's Trees over the same reader.
 var (
 	_ api.Dispatcher     = (*dispatch.Dispatcher)(nil)
-	_ mcp.Dispatcher     = (*dispatch.Dispatcher)(nil)
+	_ mcp.Caller         = (*dispatch.Dispatcher)(nil)
+	_ mcp.TreeReader     = (*plane.Trees)(nil)
 	_ shed.Refuser       = (*dispatch.Dispatcher)(nil)
 	_ shed.Authenticator = (*dispatch.Dispatcher)(nil)
 )
@@ -101,7 +103,7 @@ func newFrontEnds(cfg Config, st *store.Store, dataDir string, log *slog.Logger,
 	m, err = mcp.New(d, mcp.Options{Version: buildVersion(), TextMaxLimit: limits.TextMaxLimit,
 		IDMaxLength: limits.IDMaxLength, LineLimit: cfg.BodyLimitBytes, Logger: log, Texts: texts,
 		SubscriptionsPerSession: cfg.MCPSubscriptionsPerSession, SubscriptionsTotal: cfg.MCPSubscriptions, NoticesPerMinute: cfg.MCPNoticesPerMinute, InstructionsMaxChars: cfg.MCPInstructionsMaxChars,
-		Completions: cfg.MCPCompletions.bounds()})
+		Completions: cfg.MCPCompletions.bounds(), Trees: plane.NewTrees(d, reader)})
 	if err != nil {
 		return nil, err
 	}

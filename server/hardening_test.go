@@ -15,6 +15,7 @@ import (
 // TestServeProbesAnswerHead: HEAD /healthz and HEAD /readyz answer GET's
 // status without a body, 503 before a version is served and 200 after.
 func TestServeProbesAnswerHead(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	dataDir := t.TempDir()
 	testkit.IngestInto(t, dataDir, "idle", false, ingest.TreeSource{Name: "cloud", Dir: filepath.Join(site, "cloud")})
@@ -47,6 +48,7 @@ func TestServeProbesAnswerHead(t *testing.T) {
 // a length answers, a method other than GET and POST on an action 405,
 // and a repeated member 400.
 func TestServeRefusesMalformedRequests(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(time.Second)
 	cfg.BodyLimitBytes = 300
 	srv := startServer(t, t.TempDir(), cfg)

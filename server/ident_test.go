@@ -22,6 +22,7 @@ import (
 // request (by the rate limiter) and that answer stands, so a client keeps
 // a token that may be good.
 func TestServeOIDCOutageWithRateLimit(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "outage")
 	iss := testkit.NewIssuer(t)
@@ -137,6 +138,7 @@ func fromAddress(t *testing.T, base, ip, action string) int {
 // buckets that refilled, rather than sharing one overflow bucket and
 // being refused on their first call; the spent bucket is kept.
 func TestServeBucketsMakeRoomForNewAddresses(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "buckets")
 	cfg := testConfig(time.Hour)
@@ -209,6 +211,7 @@ func withHost(t *testing.T, method, url, host, token, body string) (*http.Respon
 // included. /mcp's challenge names resource_metadata on a Host that
 // passed the guard, or on oidc.resource where that is set.
 func TestServeHostGuard(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "hosts")
 	iss := testkit.NewIssuer(t)

@@ -27,6 +27,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // arrive, each whole and each goroutine's in its order, with no more
 // writes than lines; lines written after Close arrive too.
 func TestLineWriterKeepsEveryLineInOrder(t *testing.T) {
+	t.Parallel()
 	dst := &countingWriter{}
 	lw := NewLineWriter(dst)
 	const writers, each = 8, 2000
@@ -64,6 +65,7 @@ func TestLineWriterKeepsEveryLineInOrder(t *testing.T) {
 // TestLineWriterWritesAnIdleLine: a line written to an idle writer
 // reaches the destination without Close.
 func TestLineWriterWritesAnIdleLine(t *testing.T) {
+	t.Parallel()
 	dst := &testkit.SyncBuffer{}
 	lw := NewLineWriter(dst)
 	defer lw.Close()

@@ -67,6 +67,7 @@ func getStatus(t *testing.T, u string) (int, string) {
 // runtime's metrics; a query's words, a caller's route or action name and
 // a credential appear nowhere in the scrape.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(50 * time.Millisecond)
@@ -296,6 +297,7 @@ func TestServeMetricsOff(t *testing.T) {
 // signed in or not, is refused 403, so accounts and applications stay
 // hidden from callers.
 func TestMetricsGuard(t *testing.T) {
+	t.Parallel()
 	res, err := identity.New(context.Background(), []identity.Credential{
 		{TokenSHA256: identity.SHA256("op"), Account: "ops", Application: "prometheus", Admin: true},
 		{TokenSHA256: identity.SHA256("reader"), Account: "acme", Application: "agent"},

@@ -19,6 +19,7 @@ import (
 // Bearer challenge on both, /mcp's naming the resource metadata, which
 // names the issuer. Configured tokens still work beside JWTs.
 func TestServeOIDC(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "oidc-1")
 	iss := testkit.NewIssuer(t)
@@ -116,6 +117,7 @@ func TestServeOIDC(t *testing.T) {
 // well-known path, which /mcp's challenge names; and an issuer whose keys
 // cannot be fetched answers context_unavailable, not unauthenticated.
 func TestServeOIDCResource(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "oidc-r")
 	iss := testkit.NewIssuer(t)
@@ -153,6 +155,7 @@ func TestServeOIDCResource(t *testing.T) {
 // TestServeWithoutOIDC: without an oidc member no metadata is served, a
 // JWT is an unknown token, and /mcp's challenge names no metadata.
 func TestServeWithoutOIDC(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "plain")
 	iss := testkit.NewIssuer(t)

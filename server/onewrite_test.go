@@ -66,6 +66,7 @@ func sizedAnswer(w http.ResponseWriter, r *http.Request) {
 // in one write with its bytes unchanged, over one keep-alive connection,
 // and that paths outside /api/ are written as net/http writes them.
 func TestOneWriteAnswers(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/answer", sizedAnswer)
 	mux.HandleFunc("/other", sizedAnswer)
@@ -110,6 +111,7 @@ func TestOneWriteAnswers(t *testing.T) {
 // /api/, such as /mcp's, reaches the client part by part: a held part
 // would never arrive, and the handler waits for it to.
 func TestOneWriteStreamsOutsideAPI(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{})
 	var gaveUp atomic.Bool
 	mux := http.NewServeMux()
@@ -148,6 +150,7 @@ func TestOneWriteStreamsOutsideAPI(t *testing.T) {
 // TestOneWriteContinue checks that a POST asking for 100 Continue gets it
 // at once: nothing written before the answer's body is held.
 func TestOneWriteContinue(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/echo", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -179,6 +182,7 @@ func TestOneWriteContinue(t *testing.T) {
 // TestOneWriteConcurrentConnections answers many connections at once, for
 // the race detector: a connection's hold is its own.
 func TestOneWriteConcurrentConnections(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/answer", sizedAnswer)
 	base, _ := oneWriteServer(t, mux)

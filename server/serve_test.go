@@ -78,6 +78,7 @@ func storedVersions(t *testing.T, dataDir string) []versionRow {
 }
 
 func TestServeEmptyDataDirIngestsSample(t *testing.T) {
+	t.Parallel()
 	dataDir := filepath.Join(t.TempDir(), "fresh") // absent: serve creates it
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
 
@@ -150,6 +151,7 @@ func TestServeEmptyDataDirIngestsSample(t *testing.T) {
 // TestServeShutdownWithOpenConnection: an idle keep-alive connection does
 // not hold shutdown up.
 func TestServeShutdownWithOpenConnection(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
@@ -171,6 +173,7 @@ func TestServeShutdownWithOpenConnection(t *testing.T) {
 }
 
 func TestServePagePaging(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	srv := startServer(t, dataDir, testConfig(50*time.Millisecond))
@@ -225,6 +228,7 @@ func TestServePagePaging(t *testing.T) {
 // TestServeCredentials: the config's trees and credentials reach the
 // reader: blueprint needs its product profile.
 func TestServeCredentials(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(50 * time.Millisecond)
@@ -244,6 +248,7 @@ func TestServeCredentials(t *testing.T) {
 // TestServeNoActiveVersion: versions but none active: the server starts,
 // answers 503, and picks up an activation by polling.
 func TestServeNoActiveVersion(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	dataDir := t.TempDir()
 	testkit.IngestInto(t, dataDir, "idle", false, ingest.TreeSource{Name: "cloud", Dir: filepath.Join(site, "cloud")})

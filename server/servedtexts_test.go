@@ -88,6 +88,7 @@ func contractDocument(label string) bool {
 // held, a refusal names the served trees alone, and a route completes
 // across the trees when no tree is given.
 func TestServedTextsNameOnlyTheServedTrees(t *testing.T) {
+	t.Parallel()
 	srcs := servedTreesFixture(t)
 	for _, name := range []string{"Acme Docs", "Orbit"} {
 		t.Run(name, func(t *testing.T) {
@@ -188,6 +189,7 @@ func TestServedTextsNameOnlyTheServedTrees(t *testing.T) {
 // tree gated, an anonymous caller is never told of it, its examples
 // drawn from the tree it may read, and the holder is (issue 31).
 func TestAnsweredTextsNameTheCallersTrees(t *testing.T) {
+	t.Parallel()
 	conf := `{"site": {"name": "Orbit"}, "trees": [
   {"name": "rockets", "title": "Rocket Guide", "access": "product_profile:rockets"},
   {"name": "engines", "title": "Engine Manual", "access": "anonymous"}
@@ -244,6 +246,7 @@ func TestAnsweredTextsNameTheCallersTrees(t *testing.T) {
 // instructions a server sends: at its least, the served trees that fit
 // are listed and the rest counted with how to list them.
 func TestInstructionsBoundConfigured(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("A long description of the tree. ", 10)
 	cfg := configOf(t, `{"mcp_instructions_max_chars": 800, "trees": [
   {"name": "rockets", "title": "Rocket Guide", "description": "`+strings.TrimSpace(long)+`", "access": "anonymous"},

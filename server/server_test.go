@@ -19,6 +19,7 @@ import (
 // closes the listener; Close then releases the store, which another
 // process may open.
 func TestServerLifecycle(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -71,6 +72,7 @@ func TestServerLifecycle(t *testing.T) {
 // TestServerRecheck: Recheck makes a server whose watch interval is an
 // hour switch to a newly activated version at once, as SIGHUP does.
 func TestServerRecheck(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	s := startServer(t, dataDir, testConfig(time.Hour))

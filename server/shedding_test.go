@@ -209,6 +209,7 @@ func TestServeShedsBeyondMaxInFlight(t *testing.T) {
 // another credential and anonymous callers keep their own buckets; each
 // refusal is recorded with its credential and counted.
 func TestServeRateLimitsPerCredential(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)

@@ -196,6 +196,7 @@ func mustJSON(t *testing.T, v any) string {
 // names Turn Zero Cloud, and each that named it by default names Acme Docs
 // in its place, and is otherwise the same text.
 func TestSiteNameServed(t *testing.T) {
+	t.Parallel()
 	const acme = "Acme Docs"
 	serve := func(name string) map[string]string {
 		dataDir := t.TempDir()
@@ -286,6 +287,7 @@ func TestSiteNameServed(t *testing.T) {
 // is taken as given, the default is the contract's, and a name the served
 // texts cannot carry is refused naming the member and the fix.
 func TestSiteNameConfig(t *testing.T) {
+	t.Parallel()
 	load := func(body string) (Config, error) {
 		p := filepath.Join(t.TempDir(), "tzctx.json")
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -327,6 +329,7 @@ func TestSiteNameConfig(t *testing.T) {
 // characters, each refusal naming the member, the character as U+XXXX
 // and what to do.
 func TestOperatorNamesRefuseHiddenCharacters(t *testing.T) {
+	t.Parallel()
 	load := func(body string) error {
 		p := filepath.Join(t.TempDir(), "tzctx.json")
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {

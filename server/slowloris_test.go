@@ -30,6 +30,7 @@ const slowlorisConns = 3000
 // headers, read_timeout for a body). It logs the latency of a search
 // with none and with all of them open, in the same run.
 func TestServeManyConnections(t *testing.T) {
+	t.Parallel()
 	// The connections' both ends are in this process: the test's and
 	// the server's.
 	need := uint64(2*slowlorisConns + 200)

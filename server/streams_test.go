@@ -52,6 +52,7 @@ func openStream(t *testing.T, method, base, sid, body string) *http.Response {
 // Retry-After. (Before, each stream held a slot until the client hung
 // up, and every other call was shed 503.)
 func TestServeListenStreamsHoldNoSlot(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)
@@ -82,6 +83,7 @@ func TestServeListenStreamsHoldNoSlot(t *testing.T) {
 // TestServeMCPGetIsRateLimited: GET /mcp, a session's event stream, is
 // rate-limited like a call, yet holds no call slot while it is open.
 func TestServeMCPGetIsRateLimited(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	cfg := testConfig(time.Hour)
@@ -145,6 +147,7 @@ func TestServeMCPGetIsRateLimited(t *testing.T) {
 // streams open ends them and returns nil promptly, not after the 10 s
 // shutdown deadline with "context deadline exceeded".
 func TestServeShutdownWithListenStreams(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "v1")
 	srv := startServer(t, dataDir, testConfig(time.Hour))
@@ -175,6 +178,7 @@ func TestServeShutdownWithListenStreams(t *testing.T) {
 // mcp package's bounds, take what the file gives, and refuse a bound
 // that is not positive, naming the member.
 func TestLoadConfigMCPBounds(t *testing.T) {
+	t.Parallel()
 	d := DefaultConfig()
 	if d.MCPStreams != (MCPStreamsConfig{PerCaller: 8, Total: 512, MaxListenBytes: 8192}) ||
 		d.MCPSessions != (MCPSessionsConfig{PerCaller: 32, Total: 1024, MaxInitializeBytes: 8192}) {

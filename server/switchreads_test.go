@@ -22,6 +22,7 @@ import (
 // store's reference and unmaps the old version once the last reader
 // lets go, never leaves an answer reading an unmapped or reused file.
 func TestPageReadsDuringVersionSwitches(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ingestSample(t, dataDir, "a")
 	testkit.IngestInto(t, dataDir, "b", false, testkit.SiteTrees(t, changedSite(t))...)

@@ -258,6 +258,7 @@ func toolText(res *mcpgo.CallToolResult) string {
 // TestConfigTreesRefused: each odd or hostile trees member is refused at
 // start-up with its member named and what to do.
 func TestConfigTreesRefused(t *testing.T) {
+	t.Parallel()
 	tree := func(name, title, access string) string {
 		return `{"name": "` + name + `", "title": "` + title + `", "access": "` + access + `"}`
 	}
@@ -317,6 +318,7 @@ func TestConfigTreesRefused(t *testing.T) {
 // configuration does not name is not served to anyone, and activation
 // logs a warning naming it and the fix.
 func TestUnconfiguredTreeNotServed(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	site := testkit.SampleSite(t)
 	testkit.IngestInto(t, data, "v1", true, ingest.TreeSource{Name: "cloud", Dir: filepath.Join(site, "cloud")}, ingest.TreeSource{Name: "secret", Dir: filepath.Join(site, "blueprint")})

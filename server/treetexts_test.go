@@ -99,6 +99,7 @@ func contractTreeDescription(t *testing.T) string {
 // tree member lists each readable tree with its title and description;
 // the contract's trees, as configured by default, keep today's texts.
 func TestTreeDescriptionsReachMCP(t *testing.T) {
+	t.Parallel()
 	site := testkit.SampleSite(t)
 	data := t.TempDir()
 	testkit.IngestInto(t, data, "v1", true,
@@ -140,6 +141,7 @@ func TestTreeDescriptionsReachMCP(t *testing.T) {
 // entries' resource descriptions and the tree member's description are
 // the contract's, as before trees had descriptions.
 func TestTreeTextsDefaultUnchanged(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	ingestSample(t, data, "v1")
 	s := startServer(t, data, testConfig(50*time.Millisecond))

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -149,10 +148,9 @@ type Dispatcher struct {
 	actions  map[string]*Action
 	resolver tzctx.Resolver
 	recorder tzctx.Recorder
-	trees    Trees
-	// treeTexts holds what the configuration says of each tree beside
-	// its name (WithTreeTexts).
-	treeTexts map[string]TreeText
+	// trees are the trees a request's tree member enumerates and a
+	// refusal of it names (WithTrees).
+	trees Trees
 }
 
 // Option gives a dispatcher what it reads beside its contract, resolver
@@ -161,17 +159,13 @@ type Dispatcher struct {
 // can be built over it.
 type Option func(*Dispatcher)
 
-// WithTrees has the dispatcher answer Trees, TreeNames, Pages and
-// Summary from t, and the titles TreeText adds where t is also a
-// TreeTitles. Without it they answer the contract's trees.
+// WithTrees has a request's tree member enumerate the trees t names
+// (TreeNames, where t is one) and a refusal of it name the trees its
+// caller can read (t's Trees). Without it the member enumerates the
+// contract's trees. What a front end tells of the trees beside its calls
+// is not the dispatcher's: each front end declares what it reads of
+// them (mcp.TreeReader).
 func WithTrees(t Trees) Option { return func(d *Dispatcher) { d.trees = t } }
-
-// WithTreeTexts gives the dispatcher each configured tree's title and
-// description by name, for the front ends that show them (MCP's
-// resource descriptions and tree member); a tree left out has neither.
-func WithTreeTexts(texts map[string]TreeText) Option {
-	return func(d *Dispatcher) { d.treeTexts = maps.Clone(texts) }
-}
 
 // New returns a dispatcher that registers actions against contract, with
 // the given resolver and recorder and what opts give it.
@@ -202,7 +196,7 @@ func (d *Dispatcher) Register(a *Action) error {
 		return fmt.Errorf("register action %s: %w", a.Name, ErrDuplicateAction)
 	}
 	// The tree member names the trees served (withTreeEnum).
-	names := d.TreeNames()
+	names := d.treeNames()
 	a.contractRequest = a.Request
 	a.Request = withTreeEnum(a.Request, names)
 	a.trees = hasTreeEnum(a.Request)
@@ -341,7 +335,7 @@ func (d *Dispatcher) Call(ctx context.Context, name string, args map[string]any)
 			return nil, err
 		}
 	}
-	if err := a.validate(d, args, func() ([]string, error) { return d.Trees(ctx) }); err != nil {
+	if err := a.validate(d, args, func() ([]string, error) { return d.servedTrees(ctx) }); err != nil {
 		rec.Subject = refusedSubject()
 		return nil, err
 	}
@@ -402,7 +396,7 @@ func (a *Action) validate(d *Dispatcher, args map[string]any, trees treeChoices)
 	}
 	c := a.checks.Load()
 	if a.trees {
-		if names := d.TreeNames(); !slices.Equal(names, c.names) {
+		if names := d.treeNames(); !slices.Equal(names, c.names) {
 			nc, err := a.compileChecks(names)
 			if err != nil {
 				return err
@@ -459,7 +453,7 @@ func (d *Dispatcher) Check(ctx context.Context, name string, args map[string]any
 		if err != nil {
 			id = tzctx.Identity{}
 		}
-		return d.Trees(tzctx.WithIdentity(ctx, id))
+		return d.servedTrees(tzctx.WithIdentity(ctx, id))
 	})
 	if err == nil {
 		return nil

@@ -11,12 +11,11 @@ import (
 	"github.com/turnzerocloud/tzctx"
 )
 
-// fixedTrees is a Trees with titles, as the reader is one.
+// fixedTrees is a Trees with its names, as the reader is one.
 type fixedTrees []string
 
 func (f fixedTrees) Trees(context.Context) ([]string, error) { return f, nil }
 func (f fixedTrees) TreeNames() []string                     { return f }
-func (f fixedTrees) TreeTitle(tree string) string            { return "Title of " + tree }
 
 // TestDispatcherHasNoSetter: what a front end reads of the dispatcher is
 // fixed by New's inputs; no exported method sets it afterwards, so no
@@ -34,29 +33,36 @@ func TestDispatcherHasNoSetter(t *testing.T) {
 	}
 }
 
-// TestNewTakesTheTreesAndTheirTexts: the trees and their texts are New's
-// options, read back by the front ends' methods; without them the
-// dispatcher answers the contract's trees.
-func TestNewTakesTheTreesAndTheirTexts(t *testing.T) {
-	texts := map[string]TreeText{"guides": {Description: "How to."}}
-	d := New(echoContract(), nil, nil, WithTrees(fixedTrees{"guides", "api"}), WithTreeTexts(texts))
-	texts["guides"] = TreeText{Description: "changed after New"}
-	trees, err := d.Trees(context.Background())
+// TestDispatcherIsTheCallPipeline: the dispatcher's exported methods are
+// the call pipeline and the registry alone; what a front end reads of
+// the trees beside its calls is a door it declares (mcp.TreeReader),
+// wired in package server, not a pass-through here (issue 34).
+func TestDispatcherIsTheCallPipeline(t *testing.T) {
+	want := []string{"Action", "Actions", "Authenticate", "Call", "Check", "ReadWhole", "Refuse", "Register"}
+	var got []string
+	for m := range reflect.TypeFor[*Dispatcher]().Methods() {
+		got = append(got, m.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the dispatcher's exported methods are %v, want the call pipeline %v", got, want)
+	}
+}
+
+// TestNewTakesTheTrees: the trees are New's option, which a request's
+// tree member enumerates; without it the dispatcher enumerates the
+// contract's trees.
+func TestNewTakesTheTrees(t *testing.T) {
+	d := New(echoContract(), nil, nil, WithTrees(fixedTrees{"guides", "api"}))
+	trees, err := d.servedTrees(context.Background())
 	if err != nil || !slices.Equal(trees, []string{"guides", "api"}) {
-		t.Errorf("Trees = %v, %v; want the given trees", trees, err)
+		t.Errorf("servedTrees = %v, %v; want the given trees", trees, err)
 	}
-	if got := d.TreeNames(); !slices.Equal(got, []string{"guides", "api"}) {
-		t.Errorf("TreeNames = %v; want the given trees", got)
-	}
-	if got, want := d.TreeText("guides"), (TreeText{Title: "Title of guides", Description: "How to."}); got != want {
-		t.Errorf("TreeText(guides) = %+v, want %+v (the texts as New took them)", got, want)
+	if got := d.treeNames(); !slices.Equal(got, []string{"guides", "api"}) {
+		t.Errorf("treeNames = %v; want the given trees", got)
 	}
 	plain := New(echoContract(), nil, nil)
-	if got := plain.TreeNames(); !slices.Equal(got, tzctx.DefaultTrees) {
-		t.Errorf("TreeNames without WithTrees = %v, want the contract's %v", got, tzctx.DefaultTrees)
-	}
-	if got := plain.TreeText("guides"); got != (TreeText{}) {
-		t.Errorf("TreeText without WithTreeTexts = %+v, want none", got)
+	if got := plain.treeNames(); !slices.Equal(got, tzctx.DefaultTrees) {
+		t.Errorf("treeNames without WithTrees = %v, want the contract's %v", got, tzctx.DefaultTrees)
 	}
 }
 

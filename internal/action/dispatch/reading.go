@@ -72,20 +72,21 @@ type TreeNames interface {
 	TreeNames() []string
 }
 
-// Trees returns the documentation trees the caller of ctx (its identity,
-// tzctx.IdentityFrom) can read in the served version, for a front end
-// that lists them (MCP's tool schema); all of them (TreeNames) where
-// the dispatcher was given no Trees (WithTrees).
-func (d *Dispatcher) Trees(ctx context.Context) ([]string, error) {
+// servedTrees returns the documentation trees the caller of ctx (its
+// identity, tzctx.IdentityFrom) can read in the served version, which a
+// refusal of a request's tree member names; all of them (treeNames)
+// where the dispatcher was given no Trees (WithTrees).
+func (d *Dispatcher) servedTrees(ctx context.Context) ([]string, error) {
 	if d.trees == nil {
-		return d.TreeNames(), nil
+		return d.treeNames(), nil
 	}
 	return d.trees.Trees(ctx)
 }
 
-// TreeNames returns every configured tree in order: the Trees' TreeNames
-// where it has them, else the contract's (tzctx.DefaultTrees).
-func (d *Dispatcher) TreeNames() []string {
+// treeNames returns every configured tree in order, which a request's
+// tree member enumerates: the Trees' TreeNames where it has them, else
+// the contract's (tzctx.DefaultTrees).
+func (d *Dispatcher) treeNames() []string {
 	if n, ok := d.trees.(TreeNames); ok {
 		return n.TreeNames()
 	}
@@ -94,29 +95,12 @@ func (d *Dispatcher) TreeNames() []string {
 
 // TreeText is what the configuration says of a documentation tree
 // beside its name: its title and its one-line description, either
-// possibly empty (the contract's trees, by default, have neither).
+// possibly empty (the contract's trees, by default, have neither). A
+// front end that shows them (MCP's resource descriptions and tree
+// member) reads them beside its calls (mcp.TreeReader).
 type TreeText struct {
 	Title       string
 	Description string
-}
-
-// TreeTitles gives the title a tree is served under where the
-// configuration gives none (a tree of the served version a reader serves
-// unlisted, or a listed one without a title): "" where it has none to
-// add. The reader is one.
-type TreeTitles interface {
-	TreeTitle(tree string) string
-}
-
-// TreeText returns what the configuration says of tree beside its name,
-// its title where it gives none that the Trees' TreeTitle gives; the
-// zero TreeText where neither says anything.
-func (d *Dispatcher) TreeText(tree string) TreeText {
-	t := d.treeTexts[tree]
-	if tt, ok := d.trees.(TreeTitles); ok && t.Title == "" {
-		t.Title = tt.TreeTitle(tree)
-	}
-	return t
 }
 
 // withTreeEnum returns request with the enumeration of its tree member,

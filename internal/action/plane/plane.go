@@ -117,13 +117,7 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	}
 	var opts []dispatch.Option
 	if o.Reader != nil {
-		texts := map[string]dispatch.TreeText{}
-		for _, t := range o.Reader.Config().Trees {
-			if t.Title != "" || t.Description != "" {
-				texts[t.Name] = dispatch.TreeText{Title: t.Title, Description: t.Description}
-			}
-		}
-		opts = append(opts, dispatch.WithTrees(o.Reader), dispatch.WithTreeTexts(texts))
+		opts = append(opts, dispatch.WithTrees(o.Reader))
 	}
 	d := dispatch.New(c, o.Resolver, o.Recorder, opts...)
 	regs := served(c, o.Reader, d)

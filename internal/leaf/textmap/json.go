@@ -29,18 +29,46 @@ type Member struct {
 // The base places are 0 and every line start that is not strictly inside a
 // short member of depth 1 or 2, short meaning 2*length < limit. The
 // chain places of A-02, which give the shared-line fallback, come from
-// Chunk's generic rule. The work is O(n) per call.
+// Chunk's generic rule. The work is O(n) per call; a caller that pages one
+// text at several limits parses it once (ParseJSON) and lays it out per
+// limit.
 func ScanJSON(text string, limit int) (Layout, bool) {
+	p, ok := ParseJSON(text)
+	if !ok {
+		return nil, false
+	}
+	return p.Layout(limit), true
+}
+
+// ParsedJSON is what laying out a JSON text under any limit needs of it,
+// found once: its line starts, its length in code points and its
+// members.
+type ParsedJSON struct {
+	starts  []uint32
+	len     int
+	members []Member
+}
+
+// ParseJSON parses a JSON text for Layout, and ok=false when text is not
+// valid JSON by encoding/json.Valid, as ScanJSON. The work is O(n).
+func ParseJSON(text string) (*ParsedJSON, bool) {
 	if !json.Valid([]byte(text)) {
 		return nil, false
 	}
-	m := &Map{LineStarts: lineStarts(text), Len: utf8.RuneCountInString(text)}
-	members := jsonMembers(text, m.LineStarts, m.Len)
+	starts := lineStarts(text)
+	n := utf8.RuneCountInString(text)
+	return &ParsedJSON{starts: starts, len: n, members: jsonMembers(text, starts, n)}, true
+}
+
+// Layout answers the Layout of the parsed text under limit, as ScanJSON
+// does; its work is in the text's lines and members, not its bytes.
+func (p *ParsedJSON) Layout(limit int) Layout {
+	m := &Map{LineStarts: p.starts, Len: p.len}
 	// suppressed[i] > 0 when line start i lies strictly inside a short
 	// depth-1 or depth-2 member; built as a difference array over line
 	// start indices.
 	diff := make([]int, len(m.LineStarts)+1)
-	for _, mb := range members {
+	for _, mb := range p.members {
 		if mb.Depth > 2 || 2*(mb.End-mb.Start) >= limit {
 			continue
 		}
@@ -59,7 +87,7 @@ func ScanJSON(text string, limit int) (Layout, bool) {
 			m.Bases = append(m.Bases, s)
 		}
 	}
-	return m, true
+	return m
 }
 
 // JSONMembers lists the object members of a JSON text in the order of their

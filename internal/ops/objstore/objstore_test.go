@@ -38,6 +38,7 @@ func client(t *testing.T, s3 *testkit.S3, loc string) *objstore.Client {
 // request that reports no change until it is replaced; a replaced archive
 // that no longer matches its pointer is refused.
 func TestPublishAndFollow(t *testing.T) {
+	t.Parallel()
 	s3 := testkit.StartS3(t, "versions")
 	c := client(t, s3, "s3://versions/site/prod")
 	ctx := context.Background()
@@ -89,6 +90,7 @@ func TestPublishAndFollow(t *testing.T) {
 // TestStoreDown: with the server stopped, reads fail with an error that
 // names the location and no credential, and work again once it is back.
 func TestStoreDown(t *testing.T) {
+	t.Parallel()
 	s3 := testkit.StartS3(t, "versions")
 	c := client(t, s3, "s3://versions")
 	ctx := context.Background()
@@ -111,6 +113,7 @@ func TestStoreDown(t *testing.T) {
 }
 
 func TestParseLocation(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"s3://bucket": "s3://bucket", "s3://bucket/a/b/": "s3://bucket/a/b", "s3://my.bucket-1/p": "s3://my.bucket-1/p"} {
 		l, err := objstore.ParseLocation(in)
 		if err != nil || l.String() != want {
@@ -138,6 +141,7 @@ func TestParseLocation(t *testing.T) {
 // download that keeps receiving bytes outlasts the stall timeout: it has
 // no deadline.
 func TestStalledStore(t *testing.T) {
+	t.Parallel()
 	s3 := testkit.StartS3(t, "versions")
 	direct := client(t, s3, "s3://versions/stall")
 	ctx := context.Background()
