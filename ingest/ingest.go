@@ -165,6 +165,9 @@ type Summary struct {
 	// DocsVersions says, for each tree read from a versioned site, which
 	// version was read and why (source.Tree.DocsVersion).
 	DocsVersions map[string]string
+	// Reused counts the pages whose search index documents were taken
+	// from the base as it holds them rather than derived again.
+	Reused int
 }
 
 // count adds a tree's counts to the summary's totals.
@@ -591,13 +594,20 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	if bv != nil {
+		// The carried trees' index documents are the base's, where its
+		// rules are these: they are merged in rather than derived.
+		if sum.Reused, err = b.CarryIndex(ctx, bv.v, bv.carry, derivation); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range order {
 		o := byName[name]
 		if o == nil {
 			bt := bv.v.Tree(name)
 			digest.w(bt.Name)
 			digest.w(bt.Title)
-			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, indexed: sum.Reused > 0}
 			t, err := carryTree(ctx, w, bt)
 			if err != nil {
 				return nil, err
@@ -681,7 +691,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
-	meta := store.Meta{Name: name, Created: created, Digest: d, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
+	meta := store.Meta{Name: name, Created: created, Digest: d, Derivation: derivation, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
 	if bv != nil {
 		meta.Base = bv.name()
 	}

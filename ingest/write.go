@@ -100,6 +100,9 @@ type treeWriter struct {
 	progress func(Progress)
 	pr       *Progress
 	digest   *digester
+	// indexed is set where the tree's index documents are carried from
+	// the base (store.Builder.CarryIndex): its pages are not indexed.
+	indexed bool
 }
 
 func (w *treeWriter) begin() error {
@@ -142,15 +145,17 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
 		return err
 	}
-	lowerTitle := strings.ToLower(p.Title)
-	var hs strings.Builder
-	for _, h := range p.headings {
-		hs.WriteString(strings.ToLower(h.Text))
-		hs.WriteByte('\n')
-	}
-	pg := store.PageGrams{All: grams.Of(lowerTitle + "\n" + lower), Title: grams.Of(lowerTitle), Headings: grams.Of(hs.String())}
-	if err := w.b.IndexPage(*w.ord, pg); err != nil {
-		return err
+	if !w.indexed {
+		lowerTitle := strings.ToLower(p.Title)
+		var hs strings.Builder
+		for _, h := range p.headings {
+			hs.WriteString(strings.ToLower(h.Text))
+			hs.WriteByte('\n')
+		}
+		pg := store.PageGrams{All: grams.Of(lowerTitle + "\n" + lower), Title: grams.Of(lowerTitle), Headings: grams.Of(hs.String())}
+		if err := w.b.IndexRoute(w.tree, p.Route, pg); err != nil {
+			return err
+		}
 	}
 	*w.ord++
 	w.n++

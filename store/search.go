@@ -114,6 +114,7 @@ func (v *Version) ordinals() error {
 	defer all.Close()
 	n := v.PageCount()
 	seen := 0
+	taken := make([]bool, n)
 	for {
 		id, err := all.Next()
 		if err != nil {
@@ -126,10 +127,14 @@ func (v *Version) ordinals() error {
 		if err != nil {
 			return err
 		}
-		ord, err := strconv.Atoi(ext)
-		if err != nil || ord < 0 || ord >= n {
+		ord, ok := v.docOrdinal(ext)
+		if !ok || ord < 0 || ord >= n {
 			return fmt.Errorf("search index holds unknown document %q", ext)
 		}
+		if taken[ord] {
+			return fmt.Errorf("search index holds page %d twice", ord)
+		}
+		taken[ord] = true
 		num := id.Value()
 		if num > uint64(4*n+1024) {
 			return fmt.Errorf("search index document number %d is out of range", num)
@@ -144,6 +149,23 @@ func (v *Version) ordinals() error {
 		return fmt.Errorf("search index holds %d pages, the version %d", seen, n)
 	}
 	return nil
+}
+
+// docOrdinal returns the page ordinal of the index document named id:
+// a tree and a route (routeDocID), or, in a version built before
+// documents were named so, the ordinal itself.
+func (v *Version) docOrdinal(id string) (int, bool) {
+	tree, route, ok := splitRouteDocID(id)
+	if !ok {
+		ord, err := strconv.Atoi(id)
+		return ord, err == nil
+	}
+	t := v.trees[tree]
+	if t == nil {
+		return 0, false
+	}
+	i, ok := t.byRoute[route]
+	return t.First + i, ok
 }
 
 // frequentShare is the share of pages an n-gram must be held by for its
