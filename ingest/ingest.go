@@ -594,10 +594,12 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	// The base's index documents of the carried trees' pages, and of
+	// the unchanged pages of the trees read anew, are merged in rather
+	// than derived, where the base was derived by these rules.
+	reuse := false
 	if bv != nil {
-		// The carried trees' index documents are the base's, where its
-		// rules are these: they are merged in rather than derived.
-		if sum.Reused, err = b.CarryIndex(ctx, bv.v, bv.carry, derivation); err != nil {
+		if reuse, err = b.ReuseIndex(ctx, bv.v, derivation); err != nil {
 			return nil, err
 		}
 	}
@@ -607,7 +609,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			bt := bv.v.Tree(name)
 			digest.w(bt.Name)
 			digest.w(bt.Title)
-			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, indexed: sum.Reused > 0}
+			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, reuse: reuse, carried: true, reused: &sum.Reused}
 			t, err := carryTree(ctx, w, bt)
 			if err != nil {
 				return nil, err
@@ -629,7 +631,10 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		t := o.t
 		digest.w(t.name)
 		digest.w(t.title)
-		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, reuse: reuse, reused: &sum.Reused}
+		if reuse {
+			w.base = bv.v.Tree(t.name)
+		}
 		if err := w.begin(); err != nil {
 			return nil, err
 		}

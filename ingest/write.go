@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -100,9 +101,16 @@ type treeWriter struct {
 	progress func(Progress)
 	pr       *Progress
 	digest   *digester
-	// indexed is set where the tree's index documents are carried from
-	// the base (store.Builder.CarryIndex): its pages are not indexed.
-	indexed bool
+	// reuse is set where the base's index is reused
+	// (store.Builder.ReuseIndex): a page whose document the base holds as
+	// the page would be indexed is taken from it, and counted in reused.
+	// Every page of a carried tree is; a page of a tree read anew is where
+	// its route, title, copy and headings are those of base, the base's
+	// tree of that name (nil for none).
+	reuse   bool
+	carried bool
+	base    *store.Tree
+	reused  *int
 }
 
 func (w *treeWriter) begin() error {
@@ -145,7 +153,13 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
 		return err
 	}
-	if !w.indexed {
+	reused, err := w.reusable(p)
+	if err != nil {
+		return err
+	}
+	if reused && w.b.ReusePage(w.tree, p.Route) {
+		*w.reused++
+	} else {
 		lowerTitle := strings.ToLower(p.Title)
 		var hs strings.Builder
 		for _, h := range p.headings {
@@ -172,6 +186,33 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	}
 	p.copy, p.scan = "", nil
 	return nil
+}
+
+// reusable reports whether the base's index document of p, where it has
+// one, is the document p would be indexed as: the page is carried, or its
+// title, copy and headings are the base's page's of its route.
+func (w *treeWriter) reusable(p *loadedPage) (bool, error) {
+	switch {
+	case !w.reuse:
+		return false, nil
+	case w.carried:
+		return true, nil
+	case w.base == nil:
+		return false, nil
+	}
+	i := w.base.PageIndex(p.Route)
+	if i < 0 || w.base.Pages[i].Title != p.Title {
+		return false, nil
+	}
+	x, err := w.base.Text(p.Route)
+	if err != nil || x == nil || string(x.Bytes()) != p.copy {
+		return false, err
+	}
+	hs, err := w.base.Headings(p.Route)
+	if err != nil {
+		return false, err
+	}
+	return slices.Equal(hs, p.headings), nil
 }
 
 // finish stores the tree's index, whole text and outline, composed by

@@ -194,7 +194,7 @@ func (f *indexFeed) close(ctx context.Context) error {
 	if err := f.fault(); err != nil {
 		return err
 	}
-	if len(f.segs) == 0 && len(f.carried) == 0 {
+	if len(f.segs) == 0 && f.kept() == 0 {
 		return errors.New("the search index has no page")
 	}
 	sort.Strings(f.segs)
@@ -205,6 +205,15 @@ func (f *indexFeed) close(ctx context.Context) error {
 		return indexFault(f.workDir, err)
 	}
 	return nil
+}
+
+// kept counts the documents of base segments the index takes in.
+func (f *indexFeed) kept() uint64 {
+	var n uint64
+	for _, c := range f.carried {
+		n += c.keep.GetCardinality()
+	}
+	return n
 }
 
 // mergeFanIn is how many segments one merge opens at most: each holds a
@@ -242,7 +251,7 @@ func (f *indexFeed) build(ctx context.Context) error {
 		segs = next
 	}
 	var merged string
-	if len(segs) == 1 && len(f.carried) == 0 {
+	if len(segs) == 1 && f.kept() == 0 {
 		merged = segs[0]
 	} else {
 		if err := ctx.Err(); err != nil {
@@ -304,13 +313,16 @@ func mergeCarried(paths []string, carried []carriedSegment, merged string, close
 		segs = append(segs, s)
 		drops = append(drops, nil)
 	}
-	for _, c := range carried {
-		s, err := indexPlugin.Open(c.path)
+	for i := range carried {
+		if carried[i].keep.IsEmpty() {
+			continue
+		}
+		s, err := indexPlugin.Open(carried[i].path)
 		if err != nil {
 			return fmt.Errorf("open the base's index segment: %w", err)
 		}
 		segs = append(segs, s)
-		drops = append(drops, c.drop)
+		drops = append(drops, carried[i].drop())
 	}
 	if _, _, err := indexPlugin.Merge(segs, drops, merged, closed, nil); err != nil {
 		return fmt.Errorf("merge index segments: %w", err)

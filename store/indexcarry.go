@@ -26,11 +26,21 @@ func splitRouteDocID(id string) (tree, route string, ok bool) {
 	return strings.Cut(id, ":")
 }
 
-// carriedSegment is a base version's index segment that the version's
-// index takes in, less the documents drop numbers.
+// carriedSegment is a base version's index segment, whose documents
+// keep numbers the version's index takes in.
 type carriedSegment struct {
-	path string
-	drop *roaring.Bitmap
+	path  string
+	count uint64            // the segment's documents
+	nums  map[string]uint32 // document name -> number
+	keep  *roaring.Bitmap
+}
+
+// drop returns the numbers of the segment's documents not kept.
+func (c *carriedSegment) drop() *roaring.Bitmap {
+	all := roaring.New()
+	all.AddRange(0, c.count)
+	all.AndNot(c.keep)
+	return all
 }
 
 // IndexRoute adds the page route of tree to the n-gram index, its
@@ -41,76 +51,70 @@ func (b *Builder) IndexRoute(tree, route string, g PageGrams) error {
 	return b.index.add(routeDocID(tree, route), g)
 }
 
-// CarryIndex takes the documents of base's trees carry into the
-// version's n-gram index as base holds them, through the segment
-// plugin's merge (which drops the base's other documents), instead of
-// deriving them again. It returns how many pages it took: every page of
-// the trees carry, or none where base's documents are not all named by
-// route (a version built before they were), where its index is not one
-// segment, or where base's derivation rules are not rules: then the
-// caller indexes the pages itself. It checks ctx every carryCheck
+// ReuseIndex opens base's index so that the version's index takes in,
+// as base holds them, the documents of the pages ReusePage names, through
+// the segment plugin's merge (which drops base's other documents),
+// instead of deriving them again. It reports false, and nothing is taken,
+// where base's documents are not all named by route (a version built
+// before they were), where its index is not one segment, or where base's
+// derivation rules are not rules. It checks ctx every carryCheck
 // documents.
-func (b *Builder) CarryIndex(ctx context.Context, base *Version, carry []string, rules int) (int, error) {
+func (b *Builder) ReuseIndex(ctx context.Context, base *Version, rules int) (bool, error) {
 	if b.index.carried != nil {
-		return 0, fmt.Errorf("a base's index is carried already")
+		return false, fmt.Errorf("a base's index is reused already")
 	}
-	if base.meta.Derivation != rules || len(carry) == 0 {
-		return 0, nil
+	if base.meta.Derivation != rules {
+		return false, nil
 	}
 	path, err := partSegment(filepath.Join(base.dir, indexDir))
 	if err != nil {
-		return 0, nil
+		return false, nil
 	}
 	seg, err := indexPlugin.Open(path)
 	if err != nil {
-		return 0, fmt.Errorf("open the search index of the base %s: %w", base.meta.Name, err)
+		return false, fmt.Errorf("open the search index of the base %s: %w", base.meta.Name, err)
 	}
 	defer seg.Close()
-	want := map[string]int{}
-	for _, name := range carry {
-		t := base.trees[name]
-		if t == nil {
-			return 0, fmt.Errorf("the base %s has no tree %s", base.meta.Name, name)
-		}
-		want[name] = len(t.Pages)
-	}
-	drop := roaring.New()
-	got := map[string]int{}
-	kept := 0
+	nums := make(map[string]uint32, seg.Count())
 	for num := range seg.Count() {
 		if num%carryCheck == 0 {
 			if err := ctx.Err(); err != nil {
-				return 0, err
+				return false, err
 			}
 		}
 		id, err := seg.DocID(num)
 		if err != nil {
-			return 0, fmt.Errorf("the search index of the base %s: %w", base.meta.Name, err)
+			return false, fmt.Errorf("the search index of the base %s: %w", base.meta.Name, err)
 		}
-		tree, route, ok := splitRouteDocID(string(id))
-		if !ok {
-			return 0, nil
+		if _, _, ok := splitRouteDocID(string(id)); !ok {
+			return false, nil
 		}
-		if _, carried := want[tree]; !carried {
-			drop.Add(uint32(num))
-			continue
-		}
-		if _, ok := base.trees[tree].byRoute[route]; !ok {
-			return 0, fmt.Errorf("the search index of the base %s holds unknown document %q", base.meta.Name, id)
-		}
-		got[tree]++
-		kept++
+		nums[string(id)] = uint32(num)
 	}
-	for name, n := range want {
-		if got[name] != n {
-			return 0, fmt.Errorf("the search index of the base %s holds %d pages of tree %s, which has %d", base.meta.Name, got[name], name, n)
-		}
-	}
-	b.index.carried = []carriedSegment{{path: path, drop: drop}}
-	b.indexed += kept
-	return kept, nil
+	b.index.carried = []carriedSegment{{path: path, count: seg.Count(), nums: nums, keep: roaring.New()}}
+	return true, nil
 }
 
-// carryCheck is how many of a base's index documents CarryIndex reads
+// ReusePage takes base's index document of the page route of tree into
+// the version's index, where ReuseIndex opened base's; it reports false
+// where it did not (no base index, or no such document there), and the
+// caller then indexes the page itself. The caller vouches that the
+// document is what the page would be indexed as: the same title, copy
+// and headings derived by the same rules.
+func (b *Builder) ReusePage(tree, route string) bool {
+	if len(b.index.carried) == 0 {
+		return false
+	}
+	c := &b.index.carried[0]
+	num, ok := c.nums[routeDocID(tree, route)]
+	if !ok || c.keep.Contains(num) {
+		return false
+	}
+	c.keep.Add(num)
+	b.indexed++
+	return true
+}
+
+// carryCheck is how many of a base's index documents ReuseIndex reads
 // between two checks of its context.
 const carryCheck = 1024
