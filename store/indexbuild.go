@@ -66,7 +66,7 @@ type indexFeed struct {
 
 	workDir string // where the index and its work files are written
 
-	// carried are the base's segments the index takes in (CarryIndex).
+	// carried are the base's segments the index takes in (ReuseIndex).
 	carried []carriedSegment
 }
 

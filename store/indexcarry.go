@@ -45,7 +45,7 @@ func (c *carriedSegment) drop() *roaring.Bitmap {
 
 // IndexRoute adds the page route of tree to the n-gram index, its
 // document named by the two (routeDocID). A version's pages are each
-// indexed once, by IndexRoute, by IndexPage or by CarryIndex.
+// indexed once, by IndexRoute, by IndexPage or by ReusePage.
 func (b *Builder) IndexRoute(tree, route string, g PageGrams) error {
 	b.indexed++
 	return b.index.add(routeDocID(tree, route), g)
