@@ -28,15 +28,14 @@ import (
 	"github.com/turnzerocloud/tzctx/schemas"
 )
 
-// Dispatcher is what the HTTP front end needs of the dispatcher.
+// Dispatcher is what the HTTP front end needs of the dispatcher. Package
+// server, which builds the front end, checks that its dispatcher is one.
 type Dispatcher interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Refuse(ctx context.Context, name string, err error) error
 	Authenticate(ctx context.Context) (context.Context, error)
 	Action(name string) *dispatch.Action
 }
-
-var _ Dispatcher = (*dispatch.Dispatcher)(nil)
 
 // Options configure the HTTP front end.
 type Options struct {

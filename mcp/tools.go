@@ -16,14 +16,30 @@ import (
 	"github.com/turnzerocloud/tzctx/internal/leaf/jsonwire"
 )
 
-// Dispatcher is what the MCP front end needs of the dispatcher.
+// Dispatcher is what the MCP front end needs of the dispatcher: its call
+// pipeline and what it tells of the trees served. Package server, which
+// builds the front end, checks that its dispatcher is one.
 type Dispatcher interface {
+	Caller
+	TreeReader
+}
+
+// Caller is the dispatcher's call pipeline as the MCP front end calls
+// it: a tool's or a resource's call, checked, refused or read whole, and
+// the registered actions it offers tools of.
+type Caller interface {
 	Call(ctx context.Context, name string, args map[string]any) (any, error)
 	Check(ctx context.Context, name string, args map[string]any) error
 	Refuse(ctx context.Context, name string, err error) error
 	// ReadWhole reads a text to its end as one recorded call.
 	ReadWhole(ctx context.Context, name string, args map[string]any, limit int) (text, mimeType string, err error)
 	Actions() []*dispatch.Action
+}
+
+// TreeReader is what the MCP front end reads of the trees served, for
+// the caller of each request: the lists, the resources' descriptions,
+// the completions and the instructions.
+type TreeReader interface {
 	// Trees gives the documentation trees the caller of ctx can read in
 	// the served version, which a tool's tree enumeration lists.
 	Trees(ctx context.Context) ([]string, error)
@@ -45,8 +61,6 @@ type Dispatcher interface {
 	// instructions say first, and which offers the library's tools.
 	Summary(ctx context.Context) ([]tzctx.TreeSummary, bool, error)
 }
-
-var _ Dispatcher = (*dispatch.Dispatcher)(nil)
 
 // errorEnvelope is the schema of the contract's error envelope, the
 // structured content of a refused call. The output schema of every tool

@@ -7,13 +7,25 @@ import (
 	"runtime/debug"
 
 	"github.com/turnzerocloud/tzctx"
+	"github.com/turnzerocloud/tzctx/api"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
 	"github.com/turnzerocloud/tzctx/internal/action/plane"
 	"github.com/turnzerocloud/tzctx/internal/ops/identity"
 	"github.com/turnzerocloud/tzctx/internal/ops/metering"
+	"github.com/turnzerocloud/tzctx/internal/ops/shed"
 	"github.com/turnzerocloud/tzctx/mcp"
 	"github.com/turnzerocloud/tzctx/query"
 	"github.com/turnzerocloud/tzctx/store"
+)
+
+// Each front end, and the guard before them, declares the narrow
+// interface it needs of the dispatcher; the dispatcher this package
+// builds them over is each of them.
+var (
+	_ api.Dispatcher     = (*dispatch.Dispatcher)(nil)
+	_ mcp.Dispatcher     = (*dispatch.Dispatcher)(nil)
+	_ shed.Refuser       = (*dispatch.Dispatcher)(nil)
+	_ shed.Authenticator = (*dispatch.Dispatcher)(nil)
 )
 
 // frontEnds are what every front end calls: the dispatcher of this build

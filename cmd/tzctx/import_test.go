@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,8 +64,7 @@ func TestImportRefused(t *testing.T) {
 		}
 		return p
 	}
-	flipped := bytes.Clone(arch)
-	flipped[len(flipped)*2/3] ^= 0x10
+	flipped := damaged(t, arch)
 	replica := t.TempDir()
 	mustCLI(t, replica, "ingest", "--tree", "cloud="+filepath.Join(testkit.SampleSite(t), "cloud"), "--version", "other", "--activate")
 	for _, c := range []struct {
@@ -287,4 +288,35 @@ func TestImportVersionBound(t *testing.T) {
 			t.Errorf("config %s: %v, want a refusal naming max_version_bytes", bad, r.err)
 		}
 	}
+}
+
+// damaged returns arch with one bit flipped at the first place from two
+// thirds in where the flip damages it: where the gzip stream then fails to
+// decode, or decodes to other bytes. A flip can land on bits the stream
+// ignores (a stored block's padding), which leaves the archive whole; such
+// a flip is no damage, and importing it is right, so it is passed over.
+func damaged(t *testing.T, arch []byte) []byte {
+	t.Helper()
+	want, err := gunzip(arch)
+	if err != nil {
+		t.Fatalf("the exported archive does not decode: %v", err)
+	}
+	for i := len(arch) * 2 / 3; i < len(arch); i++ {
+		b := bytes.Clone(arch)
+		b[i] ^= 0x10
+		if got, err := gunzip(b); err != nil || !bytes.Equal(got, want) {
+			return b
+		}
+	}
+	t.Fatal("no flip from two thirds in damages the archive")
+	return nil
+}
+
+// gunzip decodes a whole gzip stream, its checksum included.
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }

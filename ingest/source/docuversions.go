@@ -1,10 +1,8 @@
 package source
 
 import (
-	"math"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx/ingest/source/jslit"
@@ -49,13 +47,7 @@ func docuVersionRoutes(conf, docsOpts *jslit.Object, cfgDir, docsPath string, ve
 	}
 	opts, _ := docsOpts.Get("versions").(*jslit.Object)
 	route := func(name string) string {
-		key := name
-		// The JavaScript reader (its parser) reads a key '2.0' as the
-		// number 2, as it would 2.0 unquoted.
-		if f, err := strconv.ParseFloat(name, 64); err == nil && f == math.Trunc(f) && opts.Get(name) == nil {
-			key = strconv.FormatInt(int64(f), 10)
-		}
-		if vo, ok := opts.Get(key).(*jslit.Object); ok {
+		if vo, ok := opts.Get(name).(*jslit.Object); ok {
 			if p, ok := jslit.Str(vo.Get("path")); ok {
 				return strings.Trim(p, "/")
 			}

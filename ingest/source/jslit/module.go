@@ -277,14 +277,8 @@ type jsEval struct {
 
 // line returns the source line of data, a slice of the parsed text, or 0.
 func (e *jsEval) line(data []byte) int {
-	if len(data) == 0 || len(e.buf) == 0 {
-		return 0
-	}
-	// The parser's slices carry no offset (their capacity is cut to their
-	// length), so the offset is the distance between the two arrays'
-	// addresses, checked to lie inside the buffer and to hold the bytes.
-	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(data))) - uintptr(unsafe.Pointer(unsafe.SliceData(e.buf))))
-	if off < 0 || off+len(data) > len(e.buf) || &e.buf[off] != &data[0] {
+	off := e.offset(data)
+	if off < 0 {
 		return 0
 	}
 	if e.lineStarts == nil {
@@ -819,8 +813,27 @@ func (o *Object) Set(k string, v any, line int) {
 	o.Lines[k] = line
 }
 
+// offset returns where data lies in the printed module, or -1 where it
+// is not a slice of it.
+func (e *jsEval) offset(data []byte) int {
+	if len(data) == 0 || len(e.buf) == 0 {
+		return -1
+	}
+	// The parser's slices carry no offset (their capacity is cut to their
+	// length), so the offset is the distance between the two arrays'
+	// addresses, checked to lie inside the buffer and to hold the bytes.
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(data))) - uintptr(unsafe.Pointer(unsafe.SliceData(e.buf))))
+	if off < 0 || off+len(data) > len(e.buf) || &e.buf[off] != &data[0] {
+		return -1
+	}
+	return off
+}
+
 // propKey returns an object key and its line; ok is false for a computed
-// key that is not a literal.
+// key that is not a literal. The parser reads a quoted key that looks
+// like a number ('2.0') as that number, without its quotes; such a key is
+// the string as written, where an unquoted number is the number's own
+// name (esbuild has already printed 2.0 as 2).
 func (e *jsEval) propKey(n *js.PropertyName) (string, int, bool) {
 	if n.Computed != nil {
 		if l, ok := n.Computed.(*js.LiteralExpr); ok && l.TokenType == js.StringToken {
@@ -835,6 +848,9 @@ func (e *jsEval) propKey(n *js.PropertyName) (string, int, bool) {
 		return s, e.line(d), ok
 	}
 	if n.Literal.TokenType == js.DecimalToken || n.Literal.TokenType == js.IntegerToken {
+		if off := e.offset(d); off > 0 && (e.buf[off-1] == '"' || e.buf[off-1] == '\'') {
+			return string(d), e.line(d), true
+		}
 		if f, err := strconv.ParseFloat(string(d), 64); err == nil && f == math.Trunc(f) {
 			return strconv.FormatInt(int64(f), 10), e.line(d), true
 		}

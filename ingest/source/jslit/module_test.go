@@ -209,3 +209,32 @@ func BenchmarkJSModuleLines(b *testing.B) {
 		}
 	}
 }
+
+// TestQuotedNumericKeys: a quoted key that looks like a number is the
+// string as written ('2.0' stays "2.0", as in JavaScript), where an
+// unquoted number is the number's own name (2.0 is "2").
+func TestQuotedNumericKeys(t *testing.T) {
+	src := "export default {versions: {'2.0': 'a', \"1.10\": 'b', 3.0: 'c', '07': 'd'}}"
+	m, err := ParseModule(context.Background(), "docusaurus.config.js", []byte(src), Limits{}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := m.Default.(*Object)
+	if o == nil {
+		t.Fatalf("default export %#v is not an object", m.Default)
+	}
+	v, _ := o.Get("versions").(*Object)
+	if v == nil {
+		t.Fatal("no versions object")
+	}
+	for key, want := range map[string]string{"2.0": "a", "1.10": "b", "3": "c", "07": "d"} {
+		if got, _ := Str(v.Get(key)); got != want {
+			t.Errorf("versions[%q] = %q, want %q", key, got, want)
+		}
+	}
+	for _, key := range []string{"2", "1.1", "3.0"} {
+		if v.Get(key) != nil {
+			t.Errorf("versions[%q] is set; a quoted key must keep its form", key)
+		}
+	}
+}

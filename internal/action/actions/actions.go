@@ -3,8 +3,12 @@
 // action reads through (a reader of package query, the contract's
 // limits) and returns the dispatcher's action value: its name, its
 // definition from the embedded contract (enumeration entry, description,
-// request and response schemas) and its handler. The dispatcher's users
-// assemble them (internal/action/plane); nothing here calls a front end.
+// request and response schemas) and its handler. The handler is the
+// method of what answers the action that takes its typed request
+// (query.Reader's ReadDocumentation for read_documentation), bound by
+// dispatch.Typed, so no handler decodes its arguments itself. The
+// dispatcher's users assemble them (internal/action/plane's table, one
+// line per action); nothing here calls a front end.
 package actions
 
 import (
@@ -48,6 +52,13 @@ func defineIn(c *schemas.Contract, name string, handle dispatch.Handler, refused
 		}
 	}
 	return a
+}
+
+// subject returns the record subject of a call refused before its
+// handler ran, or whose arguments did not bind, where it is s whatever
+// the arguments.
+func subject(s string) func(args map[string]any) string {
+	return func(map[string]any) string { return s }
 }
 
 // Registry says which actions this build registers; the default

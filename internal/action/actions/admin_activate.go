@@ -25,16 +25,19 @@ type Activation struct {
 // the pointer replaced atomically) and switches the server to it. The
 // dispatcher admits admin callers alone.
 func AdminActivate(c *schemas.Contract, op *Operator) *dispatch.Action {
-	return defineIn(c, "admin_activate", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req struct {
-			Version string `json:"version"`
-		}
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, versionSubject(args), err
-		}
-		a, err := op.activate(ctx, req.Version)
-		return a, versionSubject(args), err
-	}, versionSubject)
+	return defineIn(c, "admin_activate", dispatch.Typed(op.handleActivate, versionSubject), versionSubject)
+}
+
+// activateRequest is admin_activate's request.
+type activateRequest struct {
+	Version string `json:"version"`
+}
+
+// handleActivate is admin_activate's handler: the activation, recorded
+// under the version it names.
+func (op *Operator) handleActivate(ctx context.Context, req activateRequest) (*Activation, string, error) {
+	a, err := op.activate(ctx, req.Version)
+	return a, versionNameSubject(req.Version), err
 }
 
 func (op *Operator) activate(ctx context.Context, name string) (*Activation, error) {

@@ -55,19 +55,23 @@ type StatusTree struct {
 // versions, the active and the served one, and the last call records.
 // The dispatcher admits admin callers alone.
 func AdminStatus(c *schemas.Contract, op *Operator) *dispatch.Action {
-	return defineIn(c, "admin_status", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req struct {
-			Records int `json:"records"`
-		}
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, "versions", err
-		}
-		if req.Records == 0 {
-			req.Records = defaultStatusRecords
-		}
-		st, err := op.status(ctx, req.Records)
-		return st, "versions", err
-	}, func(map[string]any) string { return "versions" })
+	return defineIn(c, "admin_status", dispatch.Typed(op.handleStatus, subject("versions")), subject("versions"))
+}
+
+// statusRequest is admin_status's request.
+type statusRequest struct {
+	Records int `json:"records"`
+}
+
+// handleStatus is admin_status's handler: the status with req.Records
+// records, defaultStatusRecords where it names none, recorded under the
+// versions.
+func (op *Operator) handleStatus(ctx context.Context, req statusRequest) (*Status, string, error) {
+	if req.Records == 0 {
+		req.Records = defaultStatusRecords
+	}
+	st, err := op.status(ctx, req.Records)
+	return st, "versions", err
 }
 
 func (op *Operator) status(ctx context.Context, n int) (*Status, error) {

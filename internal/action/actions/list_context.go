@@ -20,11 +20,8 @@ var _ CatalogLister = (*query.Reader)(nil)
 // skills and payloads filtered by what reg lets the caller list. Every
 // call is recorded under the catalog.
 func ListContext(c *schemas.Contract, r CatalogLister, reg Registry) *dispatch.Action {
-	return defineIn(c, "list_context", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.ListRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, query.SubjectCatalog, err
-		}
+	list := func(ctx context.Context, req query.ListRequest) (*query.ListAnswer, string, error) {
 		return r.ListContext(ctx, req, listable(ctx, reg))
-	}, func(map[string]any) string { return query.SubjectCatalog })
+	}
+	return defineIn(c, "list_context", dispatch.Typed(list, subject(query.SubjectCatalog)), subject(query.SubjectCatalog))
 }

@@ -20,11 +20,5 @@ var _ LibraryLister = (*query.Reader)(nil)
 // entry's status against the installed rows where they are given. Every
 // call is recorded under the library.
 func ListLibrary(c *schemas.Contract, r LibraryLister) *dispatch.Action {
-	return defineIn(c, "list_library", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.LibraryListRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, query.SubjectLibrary, err
-		}
-		return r.ListLibrary(ctx, req)
-	}, func(map[string]any) string { return query.SubjectLibrary })
+	return defineIn(c, "list_library", dispatch.Typed(r.ListLibrary, subject(query.SubjectLibrary)), subject(query.SubjectLibrary))
 }

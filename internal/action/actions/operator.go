@@ -46,6 +46,12 @@ type Operator struct {
 // version: its name where it is a valid one, else none.
 func versionSubject(args map[string]any) string {
 	name, _ := args["version"].(string)
+	return versionNameSubject(name)
+}
+
+// versionNameSubject is the record subject of an operator call naming
+// the version name: the name where it is a valid one, else none.
+func versionNameSubject(name string) string {
 	if store.ValidName(name) != nil {
 		return "version"
 	}

@@ -23,13 +23,10 @@ var _ ContextReader = (*query.Reader)(nil)
 // call refused before r runs is recorded under the subject r gives its ID
 // where that is within limits.IDMaxLength.
 func ReadContext(c *schemas.Contract, r ContextReader, limits schemas.Limits, reg Registry) *dispatch.Action {
-	return defineIn(c, "read_context", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.ContextRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, "", err
-		}
+	read := func(ctx context.Context, req query.ContextRequest) (*query.Answer, string, error) {
 		return r.ReadContext(ctx, req, listable(ctx, reg))
-	}, func(args map[string]any) string {
+	}
+	return defineIn(c, "read_context", dispatch.Typed(read, subject("")), func(args map[string]any) string {
 		return r.RefusedContextSubject(args, limits.IDMaxLength)
 	})
 }

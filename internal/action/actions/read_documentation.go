@@ -24,11 +24,5 @@ func ReadDocumentation(c *schemas.Contract, r DocumentationReader) *dispatch.Act
 	if rs, ok := r.(interface{ RefusedDocSubject(map[string]any) string }); ok {
 		refused = rs.RefusedDocSubject
 	}
-	return defineIn(c, "read_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.DocRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, query.ContentID{}.Marker(), err
-		}
-		return r.ReadDocumentation(ctx, req)
-	}, refused)
+	return defineIn(c, "read_documentation", dispatch.Typed(r.ReadDocumentation, subject(query.ContentID{}.Marker())), refused)
 }

@@ -20,11 +20,5 @@ var _ LibraryEntryReader = (*query.Reader)(nil)
 // pages. A call refused before r runs is recorded under the library, never
 // under the caller's name or path.
 func ReadLibraryEntry(c *schemas.Contract, r LibraryEntryReader) *dispatch.Action {
-	return defineIn(c, "read_library_entry", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.LibraryReadRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, query.SubjectLibrary, err
-		}
-		return r.ReadLibraryEntry(ctx, req)
-	}, func(map[string]any) string { return query.SubjectLibrary })
+	return defineIn(c, "read_library_entry", dispatch.Typed(r.ReadLibraryEntry, subject(query.SubjectLibrary)), subject(query.SubjectLibrary))
 }

@@ -25,11 +25,5 @@ var (
 // call's record subject is the bare search marker, never the query's
 // words.
 func SearchDocumentation(c *schemas.Contract, r DocumentationSearcher) *dispatch.Action {
-	return defineIn(c, "search_documentation", func(ctx context.Context, args map[string]any) (any, string, error) {
-		var req query.SearchRequest
-		if err := dispatch.Bind(args, &req); err != nil {
-			return nil, query.SearchSubject(""), err
-		}
-		return r.SearchDocumentation(ctx, req)
-	}, func(map[string]any) string { return query.SearchSubject("") })
+	return defineIn(c, "search_documentation", dispatch.Typed(r.SearchDocumentation, subject(query.SearchSubject(""))), subject(query.SearchSubject("")))
 }

@@ -78,7 +78,7 @@ func TestLoadNamedFillsEveryText(t *testing.T) {
 		}
 		for i, d := range def.Items() {
 			a := acme.Items()[i]
-			if a.ID != d.ID || strings.Contains(a.Text+a.Title, schemas.DefaultSiteName) || strings.Contains(a.Text+d.Text, "{{") {
+			if a.ID != d.ID || strings.Contains(a.Text+a.Title, schemas.DefaultSiteName) || placeholderLeft(a.Text+d.Text) {
 				t.Errorf("%s: as %s, entry %s names the default or a placeholder", d.ID, name, a.ID)
 			}
 			if a.MimeType == MimeJSON && !json.Valid([]byte(a.Text)) {
@@ -98,4 +98,11 @@ func TestLoadNamedFillsEveryText(t *testing.T) {
 	if _, err := LoadNamed("two\nlines"); err == nil {
 		t.Error("LoadNamed took a name spanning lines")
 	}
+}
+
+// placeholderLeft reports whether text holds "{{" other than in an mdBook
+// directive ("{{#include …}}", which the choices quote as the form ingest
+// expands): every placeholder of the contract set starts "{{" and none "{{#".
+func placeholderLeft(text string) bool {
+	return strings.Contains(strings.ReplaceAll(text, "{{#", ""), "{{")
 }

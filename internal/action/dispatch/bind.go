@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -31,6 +32,21 @@ func Bind(args map[string]any, v any) error {
 		return tzctx.Errorf(tzctx.InvalidRequest, "the request does not fit the action's schema")
 	}
 	return nil
+}
+
+// Typed returns the Handler that binds a call's validated arguments into
+// a request of type R (Bind) and runs h with it: an action's handler is
+// then h itself, a method of what answers it, which takes the request
+// typed and never the arguments. Where the arguments do not bind, the
+// call is refused with the subject unbound gives of them.
+func Typed[R, A any](h func(ctx context.Context, req R) (A, string, error), unbound func(args map[string]any) string) Handler {
+	return func(ctx context.Context, args map[string]any) (any, string, error) {
+		var req R
+		if err := Bind(args, &req); err != nil {
+			return nil, unbound(args), err
+		}
+		return h(ctx, req)
+	}
 }
 
 // bindField is a request member Bind sets directly: the index path of its

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -150,14 +151,36 @@ type Dispatcher struct {
 	recorder tzctx.Recorder
 	trees    Trees
 	// treeTexts holds what the configuration says of each tree beside
-	// its name (SetTreeTexts).
+	// its name (WithTreeTexts).
 	treeTexts map[string]TreeText
 }
 
+// Option gives a dispatcher what it reads beside its contract, resolver
+// and recorder. Options are New's inputs alone: a dispatcher has no
+// setter, so what a front end reads of it is fixed before the front end
+// can be built over it.
+type Option func(*Dispatcher)
+
+// WithTrees has the dispatcher answer Trees, TreeNames, Pages and
+// Summary from t, and the titles TreeText adds where t is also a
+// TreeTitles. Without it they answer the contract's trees.
+func WithTrees(t Trees) Option { return func(d *Dispatcher) { d.trees = t } }
+
+// WithTreeTexts gives the dispatcher each configured tree's title and
+// description by name, for the front ends that show them (MCP's
+// resource descriptions and tree member); a tree left out has neither.
+func WithTreeTexts(texts map[string]TreeText) Option {
+	return func(d *Dispatcher) { d.treeTexts = maps.Clone(texts) }
+}
+
 // New returns a dispatcher that registers actions against contract, with
-// the given resolver and recorder.
-func New(contract Contract, resolver tzctx.Resolver, recorder tzctx.Recorder) *Dispatcher {
-	return &Dispatcher{contract: contract, actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
+// the given resolver and recorder and what opts give it.
+func New(contract Contract, resolver tzctx.Resolver, recorder tzctx.Recorder, opts ...Option) *Dispatcher {
+	d := &Dispatcher{contract: contract, actions: map[string]*Action{}, resolver: resolver, recorder: recorder}
+	for _, o := range opts {
+		o(d)
+	}
+	return d
 }
 
 // Register adds an action, compiling its request schema. It refuses an

@@ -72,14 +72,10 @@ type TreeNames interface {
 	TreeNames() []string
 }
 
-// SetTrees gives the dispatcher what Trees asks, before any front end is
-// built over it.
-func (d *Dispatcher) SetTrees(t Trees) { d.trees = t }
-
 // Trees returns the documentation trees the caller of ctx (its identity,
 // tzctx.IdentityFrom) can read in the served version, for a front end
 // that lists them (MCP's tool schema); all of them (TreeNames) where
-// the dispatcher was given no Trees.
+// the dispatcher was given no Trees (WithTrees).
 func (d *Dispatcher) Trees(ctx context.Context) ([]string, error) {
 	if d.trees == nil {
 		return d.TreeNames(), nil
@@ -103,12 +99,6 @@ type TreeText struct {
 	Title       string
 	Description string
 }
-
-// SetTreeTexts gives the dispatcher each configured tree's title and
-// description by name, before any front end is built over it, for the
-// front ends that show them (MCP's resource descriptions and tree
-// member); a tree left out has neither.
-func (d *Dispatcher) SetTreeTexts(texts map[string]TreeText) { d.treeTexts = maps.Clone(texts) }
 
 // TreeTitles gives the title a tree is served under where the
 // configuration gives none (a tree of the served version a reader serves

@@ -1,13 +1,17 @@
 // Package plane assembles the default dispatcher of this build: the
 // served contract of package schemas, and the actions of package actions
 // this build serves, over the reader, the operator actions included where
-// a server has them. It is the one place actions are registered: every
-// front end (HTTP, MCP) is built from the dispatcher it returns; its
-// contract registrations are the build metadata the generated reference
-// shows (CTX-03).
+// a server has them. It is the one place actions are registered, in a
+// table of one line per action (served, operator) naming the action and
+// its constructor, whose file of package actions holds the handler:
+// every front end (HTTP, MCP) is built from the dispatcher it returns;
+// its contract registrations are the build metadata the generated
+// reference shows (CTX-03).
 package plane
 
 import (
+	"fmt"
+
 	"github.com/turnzerocloud/tzctx"
 	"github.com/turnzerocloud/tzctx/internal/action/actions"
 	"github.com/turnzerocloud/tzctx/internal/action/dispatch"
@@ -25,17 +29,36 @@ func Limits() (schemas.Limits, error) {
 	return c.Limits(), nil
 }
 
-// served returns the actions this build serves, answered by reader; reg
-// is the dispatcher they are registered with, which says at call time
-// which actions a caller may list.
-func served(c *schemas.Contract, reader *query.Reader, reg actions.Registry) []*dispatch.Action {
-	return []*dispatch.Action{
-		actions.ListContext(c, reader, reg),
-		actions.ReadContext(c, reader, c.Limits(), reg),
-		actions.ReadDocumentation(c, reader),
-		actions.SearchDocumentation(c, reader),
-		actions.ListLibrary(c, reader),
-		actions.ReadLibraryEntry(c, reader),
+// registration is one line of the table of served actions: an action's
+// name in the contract (schemas/actions.json) and the action its
+// constructor of package actions returns, whose file of the same name
+// holds its handler. NewWith refuses a line whose constructor returns
+// another action's name.
+type registration struct {
+	name   string
+	action *dispatch.Action
+}
+
+// served returns the actions this build serves, answered by reader, one
+// line per action; reg is the dispatcher they are registered with, which
+// says at call time which actions a caller may list.
+func served(c *schemas.Contract, reader *query.Reader, reg actions.Registry) []registration {
+	return []registration{
+		{"list_context", actions.ListContext(c, reader, reg)},
+		{"read_context", actions.ReadContext(c, reader, c.Limits(), reg)},
+		{"read_documentation", actions.ReadDocumentation(c, reader)},
+		{"search_documentation", actions.SearchDocumentation(c, reader)},
+		{"list_library", actions.ListLibrary(c, reader)},
+		{"read_library_entry", actions.ReadLibraryEntry(c, reader)},
+	}
+}
+
+// operator returns the operator actions, answered by op, one line per
+// action as served does.
+func operator(c *schemas.Contract, op *actions.Operator) []registration {
+	return []registration{
+		{"admin_status", actions.AdminStatus(c, op)},
+		{"admin_activate", actions.AdminActivate(c, op)},
 	}
 }
 
@@ -92,25 +115,37 @@ func NewWith(o Options) (*dispatch.Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := dispatch.New(c, o.Resolver, o.Recorder)
+	var opts []dispatch.Option
 	if o.Reader != nil {
-		d.SetTrees(o.Reader)
 		texts := map[string]dispatch.TreeText{}
 		for _, t := range o.Reader.Config().Trees {
 			if t.Title != "" || t.Description != "" {
 				texts[t.Name] = dispatch.TreeText{Title: t.Title, Description: t.Description}
 			}
 		}
-		d.SetTreeTexts(texts)
+		opts = append(opts, dispatch.WithTrees(o.Reader), dispatch.WithTreeTexts(texts))
 	}
-	acts := served(c, o.Reader, d)
+	d := dispatch.New(c, o.Resolver, o.Recorder, opts...)
+	regs := served(c, o.Reader, d)
 	if o.Operator != nil {
-		acts = append(acts, actions.AdminStatus(c, o.Operator), actions.AdminActivate(c, o.Operator))
+		regs = append(regs, operator(c, o.Operator)...)
 	}
-	for _, a := range acts {
-		if err := d.Register(a); err != nil {
-			return nil, err
-		}
+	if err := register(d, regs); err != nil {
+		return nil, err
 	}
 	return d, nil
+}
+
+// register registers each line's action with d, refusing a line whose
+// constructor returns an action of another name than the line's.
+func register(d *dispatch.Dispatcher, regs []registration) error {
+	for _, r := range regs {
+		if r.action.Name != r.name {
+			return fmt.Errorf("register action %s: its constructor returns the action %s", r.name, r.action.Name)
+		}
+		if err := d.Register(r.action); err != nil {
+			return err
+		}
+	}
+	return nil
 }

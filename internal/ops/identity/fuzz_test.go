@@ -103,7 +103,13 @@ func claimsOK(payload []byte, now time.Time, strict bool) bool {
 		}
 	}
 	if iat, present := c["iat"]; present {
-		if _, ok := iat.(float64); !ok && strict {
+		n, ok := iat.(float64)
+		if !ok && strict {
+			return false
+		}
+		// An iat ahead of the clock by more than the leeway is refused, as
+		// an nbf is (oidc.go: the issuer's clock or this one is wrong).
+		if ok && n > float64(now.Add(5*time.Minute-margin).Unix()) {
 			return false
 		}
 	}
