@@ -168,6 +168,9 @@ type Summary struct {
 	// Reused counts the pages whose search index documents were taken
 	// from the base as it holds them rather than derived again.
 	Reused int
+	// ReusedSections counts the pages whose sections of the section index
+	// were taken from the base rather than derived again.
+	ReusedSections int
 }
 
 // count adds a tree's counts to the summary's totals.
@@ -597,11 +600,21 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 	// The base's index documents of the carried trees' pages, and of
 	// the unchanged pages of the trees read anew, are merged in rather
 	// than derived, where the base was derived by these rules.
-	reuse := false
+	reuse, reuseSections := false, false
 	if bv != nil {
 		if reuse, err = b.ReuseIndex(ctx, bv.v, derivation); err != nil {
 			return nil, err
 		}
+		if reuseSections, err = b.ReuseSections(bv.v, derivation); err != nil {
+			return nil, err
+		}
+	}
+	reusing := func(w *treeWriter) *treeWriter {
+		w.reuse, w.reuseSections, w.reused, w.reusedSections = reuse, reuseSections, &sum.Reused, &sum.ReusedSections
+		if bv != nil {
+			w.base = bv.v.Tree(w.tree)
+		}
+		return w
 	}
 	for _, name := range order {
 		o := byName[name]
@@ -609,7 +622,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			bt := bv.v.Tree(name)
 			digest.w(bt.Name)
 			digest.w(bt.Title)
-			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, reuse: reuse, carried: true, reused: &sum.Reused}
+			w := reusing(&treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, carried: true})
 			t, err := carryTree(ctx, w, bt)
 			if err != nil {
 				return nil, err
@@ -631,10 +644,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		t := o.t
 		digest.w(t.name)
 		digest.w(t.title)
-		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, reuse: reuse, reused: &sum.Reused}
-		if reuse {
-			w.base = bv.v.Tree(t.name)
-		}
+		w := reusing(&treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest})
 		if err := w.begin(); err != nil {
 			return nil, err
 		}

@@ -3,11 +3,14 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/turnzerocloud/tzctx/internal/leaf/grams"
 	"github.com/turnzerocloud/tzctx/store"
@@ -136,4 +139,118 @@ func mapsEqual(a, b map[string][]uint64) bool {
 		}
 	}
 	return true
+}
+
+// sectionsOf returns every key and value of version name's section index
+// as stored (its table and its terms' table), read from its bbolt file.
+func sectionsOf(t *testing.T, data, name string) map[string]string {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(data, "versions", name, "pages.db"), 0o444, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := map[string]string{}
+	err = db.View(func(tx *bolt.Tx) error {
+		sb := tx.Bucket([]byte("_sections"))
+		if sb == nil {
+			t.Fatalf("version %s holds no section index", name)
+		}
+		var walk func(prefix string, b *bolt.Bucket) error
+		walk = func(prefix string, b *bolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error {
+				if v == nil {
+					return walk(prefix+string(k)+"/", b.Bucket(k))
+				}
+				out[prefix+string(k)] = string(v)
+				return nil
+			})
+		}
+		return walk("", sb)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestIngestBaseReusesSections: a built-on ingest takes the sections of
+// the carried trees' pages, and of the unchanged pages of a tree read
+// anew (moved in its order or not), from the base's section index rather
+// than deriving them, and the section index it stores is byte for byte
+// the one the same content ingested whole stores: the records renumbered,
+// duplicate sections linked across reused and derived pages, the
+// postings merged in section order; with the postings spilled to run
+// files too, and built on a built-on version. A page whose included file
+// changed, its own file not, is derived anew.
+func TestIngestBaseReusesSections(t *testing.T) {
+	src := t.TempDir()
+	page := func(title, words string) string {
+		return "---\ntitle: " + title + "\n---\n\n# " + title + "\n\nOf " + words + ".\n\n## Usage\n\nUse it with care.\n\n## " + words + "\n\nThe " + words + " again.\n"
+	}
+	alphaOld := reuseSite(t, filepath.Join(src, "old", "alpha"), []string{"a", "b", "c", "e"}, map[string]string{"a": page("Lantern", "harbor light"), "b": page("Compass", "needle"), "c": page("Gone", "anchor"), "e": page("Moved", "tide")})
+	alphaNew := reuseSite(t, filepath.Join(src, "new", "alpha"), []string{"e", "d", "a", "b"}, map[string]string{"a": page("Lantern", "harbor light"), "b": page("Compass", "needle north"), "d": page("Added", "rudder"), "e": page("Moved", "tide")})
+	beta := reuseSite(t, filepath.Join(src, "beta"), []string{"x", "y"}, map[string]string{"x": page("Beta lantern", "keel"), "y": page("Sail", "harbor wind")})
+	zulu := reuseSite(t, filepath.Join(src, "zulu"), []string{"z"}, map[string]string{"z": page("Zulu", "lantern wind")})
+	// An mdBook tree whose page includes a file: the file changes, the
+	// page's own file does not.
+	book := filepath.Join(src, "book")
+	writeFile(t, filepath.Join(book, "book.toml"), "[book]\ntitle = \"B\"\n")
+	writeFile(t, filepath.Join(book, "src", "SUMMARY.md"), "# Summary\n\n- [A](a.md)\n- [B](b.md)\n")
+	writeFile(t, filepath.Join(book, "src", "a.md"), "# Book A\n\n## Part\n\n{{#include part.md}}\n")
+	writeFile(t, filepath.Join(book, "src", "b.md"), "# Book B\n\n## Usage\n\nUse it with care.\n")
+	writeFile(t, filepath.Join(book, "src", "part.md"), "The lantern part.\n")
+
+	for _, held := range []int64{0, 1} {
+		data := t.TempDir()
+		st, err := store.Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		run := func(o Options) *Summary {
+			t.Helper()
+			o.SectionsHeld = held
+			sum, err := Run(ctx, st, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sum
+		}
+		all := func(alpha string) []TreeSource {
+			return []TreeSource{{Name: "alpha", Dir: alpha}, {Name: "beta", Dir: beta}, {Name: "book", Dir: book}, {Name: "zulu", Dir: zulu}}
+		}
+		writeFile(t, filepath.Join(book, "src", "part.md"), "The lantern part.\n")
+		run(Options{Trees: all(alphaOld), Version: "base"})
+		writeFile(t, filepath.Join(book, "src", "part.md"), "The harbor part, changed.\n")
+		built := run(Options{Trees: []TreeSource{{Name: "alpha", Dir: alphaNew}, {Name: "book", Dir: book}}, Base: "base", Version: "built"})
+		// beta's 2 and zulu's 1 carried, alpha's a and e, book's b.
+		if built.ReusedSections != 6 {
+			t.Errorf("held %d: built on base: %d pages' sections reused, want 6", held, built.ReusedSections)
+		}
+		run(Options{Trees: all(alphaNew), Version: "whole"})
+		want := sectionsOf(t, data, "whole")
+		got := sectionsOf(t, data, "built")
+		if !maps.Equal(got, want) {
+			for k := range want {
+				if got[k] != want[k] {
+					t.Errorf("held %d: built on base stores section index key %q other than the whole ingest's", held, k)
+				}
+			}
+			for k := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("held %d: built on base stores section index key %q, which the whole ingest does not", held, k)
+				}
+			}
+		}
+		again := run(Options{DropTrees: []string{"zulu"}, Base: "built", Version: "dropped"})
+		if again.ReusedSections != 8 {
+			t.Errorf("held %d: built on built with zulu dropped: %d pages' sections reused, want alpha's, beta's and book's 8", held, again.ReusedSections)
+		}
+		run(Options{Trees: all(alphaNew)[:3], Version: "whole-dropped"})
+		if !maps.Equal(sectionsOf(t, data, "dropped"), sectionsOf(t, data, "whole-dropped")) {
+			t.Errorf("held %d: built on built, a tree dropped, stores a section index other than the whole ingest's", held)
+		}
+		st.Close()
+	}
 }

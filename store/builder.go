@@ -309,10 +309,15 @@ func (b *Builder) PutPageSearch(tree, route string, lower []byte, headings []tzc
 // before each section.
 func (b *Builder) PutPageSections(ctx context.Context, tree, title, text string, places textmap.Layout, headings []tzctx.Heading) error {
 	if b.sections == nil {
-		b.sections = sections.NewBuilder()
-		b.sections.SpillTo(b.dir, b.sectionsHeld)
+		b.newSections()
 	}
 	return b.sections.Page(ctx, tree, title, text, places, headings)
+}
+
+// newSections starts the version's section index.
+func (b *Builder) newSections() {
+	b.sections = sections.NewBuilder()
+	b.sections.SpillTo(b.dir, b.sectionsHeld)
 }
 
 // PageGrams are the distinct n-grams of one page, each list joined by

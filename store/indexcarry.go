@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/turnzerocloud/tzctx/store/sections"
 )
 
 // routeDocID names the index document of the page route of tree. Tree
@@ -118,3 +120,45 @@ func (b *Builder) ReusePage(tree, route string) bool {
 // carryCheck is how many of a base's index documents ReuseIndex reads
 // between two checks of its context.
 const carryCheck = 1024
+
+// ReuseSections makes base's section index the source of the sections
+// of the pages ReusePageSections names, which the version then takes as
+// base holds them (renumbered) instead of deriving them again. It reports
+// false, and nothing is taken, where base holds no section index or was
+// derived by rules other than rules. It is called before any page is
+// given.
+func (b *Builder) ReuseSections(base *Version, rules int) (bool, error) {
+	if base.meta.Derivation != rules || base.sections == nil {
+		return false, nil
+	}
+	if b.sections != nil {
+		return false, fmt.Errorf("a base's section index is given after pages")
+	}
+	tb := base.tx.Bucket(bucketSections).Bucket(sections.TermsKey)
+	terms := func(yield func(term, postings []byte) bool) {
+		c := tb.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+	b.newSections()
+	if err := b.sections.UseBase(base.sections, terms); err != nil {
+		return false, fmt.Errorf("the section index of the base %s: %w", base.meta.Name, err)
+	}
+	return true, nil
+}
+
+// ReusePageSections gives the next page of tree to the version's section
+// index as the base given to ReuseSections holds its page of ordinal ord;
+// text is the page's served text. The caller vouches that the page's
+// title, text and headings are the base's page's, derived by the same
+// rules. It is PutPageSections for a page whose sections are not derived
+// again.
+func (b *Builder) ReusePageSections(ctx context.Context, tree string, ord int, text string) error {
+	if b.sections == nil {
+		return fmt.Errorf("a page's sections are reused without a base's section index")
+	}
+	return b.sections.Reuse(ctx, tree, ord, text)
+}
