@@ -53,6 +53,10 @@ type Builder struct {
 	trees   map[string]*builtTree
 	index   *indexFeed
 	indexed int
+	// byOrdinal counts the pages indexed by IndexPage, whose documents are
+	// named by ordinal: a version of them is of format 3 (OldestFormat),
+	// as versions built before documents were named by route.
+	byOrdinal int
 	span    *span
 	done    bool
 	// laidOut are the folders of the data directory this builder created
@@ -328,11 +332,15 @@ type PageGrams struct {
 }
 
 // IndexPage adds page number ord of the version (its place across all
-// trees in tree and manifest order) to the n-gram index. The index is
-// built beside the caller's work; an indexing fault is returned by a
-// later call or by Commit.
+// trees in tree and manifest order) to the n-gram index, its document
+// named by the ordinal, as versions of format 3 name theirs: a version
+// whose pages are indexed so is of that format (ingest indexes by route,
+// IndexRoute; IndexPage builds the versions of earlier builds that tests
+// read). The index is built beside the caller's work; an indexing fault
+// is returned by a later call or by Commit.
 func (b *Builder) IndexPage(ord int, g PageGrams) error {
 	b.indexed++
+	b.byOrdinal++
 	return b.index.add(strconv.Itoa(ord), g)
 }
 
@@ -513,6 +521,13 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		return fmt.Errorf("version %q exists already; choose another --version name or delete it", meta.Name)
 	}
 	meta.Format = FormatVersion
+	switch b.byOrdinal {
+	case 0:
+	case b.indexed:
+		meta.Format = OldestFormat
+	default:
+		return fmt.Errorf("%d of the version's %d pages are indexed by ordinal, the others by route: index them all one way", b.byOrdinal, b.indexed)
+	}
 	meta.Files = nil
 	if err := b.treeList(&meta); err != nil {
 		return err

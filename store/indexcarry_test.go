@@ -1,8 +1,11 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +162,80 @@ func testStore(t *testing.T) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestRouteDocumentsFormat: a version whose documents are named by route
+// is of format 4, one named by ordinal (as builds before named them) of
+// format 3, and both are served; the names are read by the format, so a
+// format 3 reader, as the builds before are, would take route names for
+// damage, and is refused by format instead: as a build refuses a version
+// whose meta.json (which its checksums do not cover) names a format newer
+// than its own, naming the upgrade. A version indexed both ways is
+// refused at commit.
+func TestRouteDocumentsFormat(t *testing.T) {
+	s := testStore(t)
+	byRoute := func(b *Builder, _ int, route string, g PageGrams) error { return b.IndexRoute("cloud", route, g) }
+	byOrdinal := func(b *Builder, i int, _ string, g PageGrams) error { return b.IndexPage(i, g) }
+	for name, c := range map[string]struct {
+		index  func(b *Builder, i int, route string, g PageGrams) error
+		format int
+	}{"routes": {byRoute, 4}, "ordinals": {byOrdinal, 3}} {
+		if err := buildIndexed(t, s, name, 1, []string{"a", "b"}, c.index); err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.OpenVersion(t.Context(), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := v.Meta().Format; got != c.format {
+			t.Errorf("%s: format %d, want %d", name, got, c.format)
+		}
+		v.Release()
+		if got := pagesHolding(t, s, name, "b"); got != "1" {
+			t.Errorf("%s: pages holding b: %q, want 1", name, got)
+		}
+	}
+	relabel := func(name string, format int) {
+		t.Helper()
+		p := filepath.Join(s.versionDir(name), metaFile)
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["format"] = format
+		if raw, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A format 3 reader, as the builds before are, takes a route name for
+	// damage, and a format 4 reader an ordinal.
+	for format, id := range map[int]string{3: "cloud:/cloud/a/", 4: "0"} {
+		v := &Version{meta: Meta{Format: format}}
+		if _, ok := v.docOrdinal(id); ok {
+			t.Errorf("format %d reads document %q", format, id)
+		}
+	}
+	if err := buildIndexed(t, s, "routes5", 1, []string{"a", "b"}, byRoute); err != nil {
+		t.Fatal(err)
+	}
+	relabel("routes5", FormatVersion+1)
+	if _, err := s.OpenVersion(t.Context(), "routes5"); err == nil || !strings.Contains(err.Error(), "newer than this build's") || !strings.Contains(err.Error(), "upgrade tzctx") {
+		t.Errorf("a version of a format newer than this build's: %v, want a refusal naming the upgrade", err)
+	}
+	mixed := func(b *Builder, i int, route string, g PageGrams) error {
+		if i == 0 {
+			return b.IndexPage(i, g)
+		}
+		return b.IndexRoute("cloud", route, g)
+	}
+	if err := buildIndexed(t, s, "mixed", 1, []string{"a", "b"}, mixed); err == nil || !strings.Contains(err.Error(), "index them all one way") {
+		t.Errorf("a version indexed both ways: %v, want a refusal", err)
+	}
 }

@@ -152,13 +152,19 @@ func (v *Version) ordinals() error {
 }
 
 // docOrdinal returns the page ordinal of the index document named id:
-// a tree and a route (routeDocID), or, in a version built before
-// documents were named so, the ordinal itself.
+// a tree and a route (routeDocID), or, in a version of format 3, built
+// before documents were named so, the ordinal itself.
 func (v *Version) docOrdinal(id string) (int, bool) {
 	tree, route, ok := splitRouteDocID(id)
-	if !ok {
+	if v.meta.Format < routeDocFormat {
+		if ok {
+			return 0, false
+		}
 		ord, err := strconv.Atoi(id)
 		return ord, err == nil
+	}
+	if !ok {
+		return 0, false
 	}
 	t := v.trees[tree]
 	if t == nil {
@@ -167,6 +173,11 @@ func (v *Version) docOrdinal(id string) (int, bool) {
 	i, ok := t.byRoute[route]
 	return t.First + i, ok
 }
+
+// routeDocFormat is the first format whose index documents are named by
+// tree and route (routeDocID); those of the formats before are named by
+// the page's ordinal.
+const routeDocFormat = 4
 
 // frequentShare is the share of pages an n-gram must be held by for its
 // bit set to be kept in memory: the posting lists that cost most to walk.
