@@ -57,8 +57,8 @@ type Builder struct {
 	// named by ordinal: a version of them is of format 3 (OldestFormat),
 	// as versions built before documents were named by route.
 	byOrdinal int
-	span    *span
-	done    bool
+	span      *span
+	done      bool
 	// laidOut are the folders of the data directory this builder created
 	// (OpenDeferred), outermost first: Abort removes them where empty.
 	laidOut []string
