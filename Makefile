@@ -93,7 +93,7 @@ fuzz:
 # lines it printed. The report is written even when a benchmark fails; the
 # target then fails with go test's status.
 BENCH_PKGS ?= ./query/ ./cmd/tzctx/ ./internal/ops/records/
-BENCH_CMD   = $(GO) test -v -run '^$$' -bench . -benchtime 1x -timeout 30m $(BENCH_PKGS)
+BENCH_CMD   = $(GO) test -v -run '^$$' -bench . -benchtime 1x -timeout 90m $(BENCH_PKGS)
 bench:
 	@mkdir -p bin
 	{ TZCTX_CORPORA=$(CORPORA) $(BENCH_CMD); echo $$? >bin/bench.rc; } 2>&1 | tee bin/bench.out

@@ -142,9 +142,10 @@ func (b *base) library() ([]libraryEntry, error) {
 // carryTree stores the base's tree name through w as ingest stored it
 // first: every page's copy, title, description and headings as the base
 // holds them, and the tree's index, whole text and outline. Nothing is read
-// from a folder; what is derived of the pages (search data, n-grams,
-// sections) is derived as a whole ingest derives it, so the version
-// answers as one ingested whole.
+// from a folder. The pages' index documents and sections are taken from
+// the base where it was derived by these rules (treeWriter.reusable), and
+// derived as a whole ingest derives them otherwise; either way the
+// version answers as one ingested whole.
 func carryTree(ctx context.Context, w *treeWriter, bt *store.Tree) (*loadedTree, error) {
 	text := func(key string) (string, error) {
 		x, err := bt.Text(key)

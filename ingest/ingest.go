@@ -169,6 +169,12 @@ type Summary struct {
 	// DocsVersions says, for each tree read from a versioned site, which
 	// version was read and why (source.Tree.DocsVersion).
 	DocsVersions map[string]string
+	// Reused counts the pages whose search index documents were taken
+	// from the base as it holds them rather than derived again.
+	Reused int
+	// ReusedSections counts the pages whose sections of the section index
+	// were taken from the base rather than derived again.
+	ReusedSections int
 }
 
 // count adds a tree's counts to the summary's totals.
@@ -600,13 +606,32 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	// The base's index documents of the carried trees' pages, and of
+	// the unchanged pages of the trees read anew, are merged in rather
+	// than derived, where the base was derived by these rules.
+	reuse, reuseSections := false, false
+	if bv != nil {
+		if reuse, err = b.ReuseIndex(ctx, bv.v, derivation); err != nil {
+			return nil, err
+		}
+		if reuseSections, err = b.ReuseSections(bv.v, derivation); err != nil {
+			return nil, err
+		}
+	}
+	reusing := func(w *treeWriter) *treeWriter {
+		w.reuse, w.reuseSections, w.reused, w.reusedSections = reuse, reuseSections, &sum.Reused, &sum.ReusedSections
+		if bv != nil {
+			w.base = bv.v.Tree(w.tree)
+		}
+		return w
+	}
 	for _, name := range order {
 		o := byName[name]
 		if o == nil {
 			bt := bv.v.Tree(name)
 			digest.w(bt.Name)
 			digest.w(bt.Title)
-			w := &treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+			w := reusing(&treeWriter{b: b, tree: name, ord: &ord, progress: opts.Progress, pr: &pr, digest: digest, carried: true})
 			t, err := carryTree(ctx, w, bt)
 			if err != nil {
 				return nil, err
@@ -634,7 +659,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 			// written, the digest is what it always was.
 			digest.w("mintlify-snippets-expand")
 		}
-		w := &treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest}
+		w := reusing(&treeWriter{b: b, tree: t.name, composed: !o.dir.Exists("llms-full.txt"), ord: &ord, progress: opts.Progress, pr: &pr, digest: digest})
 		if err := w.begin(); err != nil {
 			return nil, err
 		}
@@ -696,7 +721,7 @@ func Run(ctx context.Context, st *store.Store, opts Options) (*Summary, error) {
 		}
 		return nil, fmt.Errorf("version %q exists already with other content; choose another --version name or delete it", name)
 	}
-	meta := store.Meta{Name: name, Created: created, Digest: d, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
+	meta := store.Meta{Name: name, Created: created, Digest: d, Derivation: derivation, Trees: sum.Trees, Pages: sum.Pages, Bytes: sum.Bytes, Headings: sum.Headings, Skipped: sum.Skipped}
 	if bv != nil {
 		meta.Base = bv.name()
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 
 	"github.com/turnzerocloud/tzctx"
@@ -100,6 +101,20 @@ type treeWriter struct {
 	progress func(Progress)
 	pr       *Progress
 	digest   *digester
+	// reuse is set where the base's index is reused
+	// (store.Builder.ReuseIndex), and reuseSections where its section
+	// index is (store.Builder.ReuseSections): a page the base holds as the
+	// page would be derived has its document and its sections taken from
+	// the base, counted in reused and reusedSections. Every page of a
+	// carried tree is such a page; a page of a tree read anew is where its
+	// route, title, copy and headings are those of base, the base's tree
+	// of that name (nil for none).
+	reuse          bool
+	reuseSections  bool
+	carried        bool
+	base           *store.Tree
+	reused         *int
+	reusedSections *int
 }
 
 func (w *treeWriter) begin() error {
@@ -139,18 +154,31 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	if err := w.b.PutPageSearch(w.tree, p.Route, stored, p.headings); err != nil {
 		return err
 	}
-	if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
+	ord, err := w.reusable(p)
+	if err != nil {
 		return err
 	}
-	lowerTitle := strings.ToLower(p.Title)
-	var hs strings.Builder
-	for _, h := range p.headings {
-		hs.WriteString(strings.ToLower(h.Text))
-		hs.WriteByte('\n')
-	}
-	pg := store.PageGrams{All: grams.Of(lowerTitle + "\n" + lower), Title: grams.Of(lowerTitle), Headings: grams.Of(hs.String())}
-	if err := w.b.IndexPage(*w.ord, pg); err != nil {
+	if ord >= 0 && w.reuseSections {
+		if err := w.b.ReusePageSections(ctx, w.tree, ord, p.copy); err != nil {
+			return err
+		}
+		*w.reusedSections++
+	} else if err := w.b.PutPageSections(ctx, w.tree, p.Title, p.copy, p.scan, p.headings); err != nil {
 		return err
+	}
+	if ord >= 0 && w.reuse && w.b.ReusePage(w.tree, p.Route) {
+		*w.reused++
+	} else {
+		lowerTitle := strings.ToLower(p.Title)
+		var hs strings.Builder
+		for _, h := range p.headings {
+			hs.WriteString(strings.ToLower(h.Text))
+			hs.WriteByte('\n')
+		}
+		pg := store.PageGrams{All: grams.Of(lowerTitle + "\n" + lower), Title: grams.Of(lowerTitle), Headings: grams.Of(hs.String())}
+		if err := w.b.IndexRoute(w.tree, p.Route, pg); err != nil {
+			return err
+		}
 	}
 	*w.ord++
 	w.n++
@@ -167,6 +195,34 @@ func (w *treeWriter) page(ctx context.Context, p *loadedPage) error {
 	}
 	p.copy, p.scan = "", nil
 	return nil
+}
+
+// reusable returns the ordinal in the base of the page the base holds as
+// p would be derived, -1 for none: p's page of a carried tree, or of a
+// tree read anew where its route, title, copy and headings are those of
+// the base's page of its route.
+func (w *treeWriter) reusable(p *loadedPage) (int, error) {
+	if (!w.reuse && !w.reuseSections) || w.base == nil {
+		return -1, nil
+	}
+	i := w.base.PageIndex(p.Route)
+	switch {
+	case i < 0:
+		return -1, nil
+	case w.carried:
+		return w.base.First + i, nil
+	case w.base.Pages[i].Title != p.Title:
+		return -1, nil
+	}
+	x, err := w.base.Text(p.Route)
+	if err != nil || x == nil || string(x.Bytes()) != p.copy {
+		return -1, err
+	}
+	hs, err := w.base.Headings(p.Route)
+	if err != nil || !slices.Equal(hs, p.headings) {
+		return -1, err
+	}
+	return w.base.First + i, nil
 }
 
 // finish stores the tree's index, whole text and outline, composed by

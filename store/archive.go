@@ -534,8 +534,8 @@ func (man *archiveManifest) check() error {
 		return bad("is of archive format %d, which no tzctx writes", man.ArchiveFormat)
 	case man.StoreFormat > FormatVersion:
 		return &ArchiveError{Entry: archiveName, Problem: fmt.Sprintf("holds a version of store format %d, newer than this build's %d", man.StoreFormat, FormatVersion), Fix: "import it with a newer tzctx (upgrade this one)"}
-	case man.StoreFormat != FormatVersion:
-		return &ArchiveError{Entry: archiveName, Problem: fmt.Sprintf("holds a version of store format %d, which this build does not serve (it serves %d)", man.StoreFormat, FormatVersion), Fix: "ingest the site again with this tzctx, or export the version from a tzctx that serves this format"}
+	case man.StoreFormat < OldestFormat:
+		return &ArchiveError{Entry: archiveName, Problem: fmt.Sprintf("holds a version of store format %d, which this build does not serve (it serves %d to %d)", man.StoreFormat, OldestFormat, FormatVersion), Fix: "ingest the site again with this tzctx, or export the version from a tzctx that serves this format"}
 	case ValidName(man.Version) != nil:
 		return bad("names version %q, which is no valid version name", man.Version)
 	case man.Digest == "":

@@ -53,8 +53,12 @@ type Builder struct {
 	trees   map[string]*builtTree
 	index   *indexFeed
 	indexed int
-	span    *span
-	done    bool
+	// byOrdinal counts the pages indexed by IndexPage, whose documents are
+	// named by ordinal: a version of them is of format 3 (OldestFormat),
+	// as versions built before documents were named by route.
+	byOrdinal int
+	span      *span
+	done      bool
 	// laidOut are the folders of the data directory this builder created
 	// (OpenDeferred), outermost first: Abort removes them where empty.
 	laidOut []string
@@ -309,10 +313,15 @@ func (b *Builder) PutPageSearch(tree, route string, lower []byte, headings []tzc
 // before each section.
 func (b *Builder) PutPageSections(ctx context.Context, tree, title, text string, places textmap.Layout, headings []tzctx.Heading) error {
 	if b.sections == nil {
-		b.sections = sections.NewBuilder()
-		b.sections.SpillTo(b.dir, b.sectionsHeld)
+		b.newSections()
 	}
 	return b.sections.Page(ctx, tree, title, text, places, headings)
+}
+
+// newSections starts the version's section index.
+func (b *Builder) newSections() {
+	b.sections = sections.NewBuilder()
+	b.sections.SpillTo(b.dir, b.sectionsHeld)
 }
 
 // PageGrams are the distinct n-grams of one page, each list joined by
@@ -323,11 +332,15 @@ type PageGrams struct {
 }
 
 // IndexPage adds page number ord of the version (its place across all
-// trees in tree and manifest order) to the n-gram index. The index is
-// built beside the caller's work; an indexing fault is returned by a
-// later call or by Commit.
+// trees in tree and manifest order) to the n-gram index, its document
+// named by the ordinal, as versions of format 3 name theirs: a version
+// whose pages are indexed so is of that format (ingest indexes by route,
+// IndexRoute; IndexPage builds the versions of earlier builds that tests
+// read). The index is built beside the caller's work; an indexing fault
+// is returned by a later call or by Commit.
 func (b *Builder) IndexPage(ord int, g PageGrams) error {
 	b.indexed++
+	b.byOrdinal++
 	return b.index.add(strconv.Itoa(ord), g)
 }
 
@@ -508,6 +521,13 @@ func (b *Builder) commit(ctx context.Context, meta Meta) (err error) {
 		return fmt.Errorf("version %q exists already; choose another --version name or delete it", meta.Name)
 	}
 	meta.Format = FormatVersion
+	switch b.byOrdinal {
+	case 0:
+	case b.indexed:
+		meta.Format = OldestFormat
+	default:
+		return fmt.Errorf("%d of the version's %d pages are indexed by ordinal, the others by route: index them all one way", b.byOrdinal, b.indexed)
+	}
 	meta.Files = nil
 	if err := b.treeList(&meta); err != nil {
 		return err

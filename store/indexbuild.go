@@ -65,6 +65,9 @@ type indexFeed struct {
 	segs []string // the segment files written
 
 	workDir string // where the index and its work files are written
+
+	// carried are the base's segments the index takes in (ReuseIndex).
+	carried []carriedSegment
 }
 
 type indexDoc struct {
@@ -191,7 +194,7 @@ func (f *indexFeed) close(ctx context.Context) error {
 	if err := f.fault(); err != nil {
 		return err
 	}
-	if len(f.segs) == 0 {
+	if len(f.segs) == 0 && f.kept() == 0 {
 		return errors.New("the search index has no page")
 	}
 	sort.Strings(f.segs)
@@ -202,6 +205,15 @@ func (f *indexFeed) close(ctx context.Context) error {
 		return indexFault(f.workDir, err)
 	}
 	return nil
+}
+
+// kept counts the documents of base segments the index takes in.
+func (f *indexFeed) kept() uint64 {
+	var n uint64
+	for _, c := range f.carried {
+		n += c.keep.GetCardinality()
+	}
+	return n
 }
 
 // mergeFanIn is how many segments one merge opens at most: each holds a
@@ -238,13 +250,15 @@ func (f *indexFeed) build(ctx context.Context) error {
 		}
 		segs = next
 	}
-	merged := segs[0]
-	if len(segs) > 1 {
+	var merged string
+	if len(segs) == 1 && f.kept() == 0 {
+		merged = segs[0]
+	} else {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		merged = filepath.Join(f.workDir, "index-merged.zap")
-		if err := mergeSegments(segs, merged, closed); err != nil {
+		if err := mergeCarried(segs, f.carried, merged, closed); err != nil {
 			return err
 		}
 	}
@@ -277,7 +291,15 @@ func (f *indexFeed) build(ctx context.Context) error {
 // one pass, and removes them. Closing closed ends the merge at its next
 // segment or field.
 func mergeSegments(paths []string, merged string, closed chan struct{}) error {
-	segs := make([]segment.Segment, 0, len(paths))
+	return mergeCarried(paths, nil, merged, closed)
+}
+
+// mergeCarried is mergeSegments, the merge also taking the segments
+// carried after paths', less each one's dropped documents. The carried
+// segments' files are a base version's: they are left as they are.
+func mergeCarried(paths []string, carried []carriedSegment, merged string, closed chan struct{}) error {
+	segs := make([]segment.Segment, 0, len(paths)+len(carried))
+	drops := make([]*roaring.Bitmap, 0, len(paths)+len(carried))
 	defer func() {
 		for _, s := range segs {
 			s.Close()
@@ -289,8 +311,20 @@ func mergeSegments(paths []string, merged string, closed chan struct{}) error {
 			return fmt.Errorf("open index segment %s: %w", filepath.Base(p), err)
 		}
 		segs = append(segs, s)
+		drops = append(drops, nil)
 	}
-	if _, _, err := indexPlugin.Merge(segs, make([]*roaring.Bitmap, len(segs)), merged, closed, nil); err != nil {
+	for i := range carried {
+		if carried[i].keep.IsEmpty() {
+			continue
+		}
+		s, err := indexPlugin.Open(carried[i].path)
+		if err != nil {
+			return fmt.Errorf("open the base's index segment: %w", err)
+		}
+		segs = append(segs, s)
+		drops = append(drops, carried[i].drop())
+	}
+	if _, _, err := indexPlugin.Merge(segs, drops, merged, closed, nil); err != nil {
 		return fmt.Errorf("merge index segments: %w", err)
 	}
 	for _, s := range segs {

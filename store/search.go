@@ -114,6 +114,7 @@ func (v *Version) ordinals() error {
 	defer all.Close()
 	n := v.PageCount()
 	seen := 0
+	taken := make([]bool, n)
 	for {
 		id, err := all.Next()
 		if err != nil {
@@ -126,10 +127,14 @@ func (v *Version) ordinals() error {
 		if err != nil {
 			return err
 		}
-		ord, err := strconv.Atoi(ext)
-		if err != nil || ord < 0 || ord >= n {
+		ord, ok := v.docOrdinal(ext)
+		if !ok || ord < 0 || ord >= n {
 			return fmt.Errorf("search index holds unknown document %q", ext)
 		}
+		if taken[ord] {
+			return fmt.Errorf("search index holds page %d twice", ord)
+		}
+		taken[ord] = true
 		num := id.Value()
 		if num > uint64(4*n+1024) {
 			return fmt.Errorf("search index document number %d is out of range", num)
@@ -145,6 +150,34 @@ func (v *Version) ordinals() error {
 	}
 	return nil
 }
+
+// docOrdinal returns the page ordinal of the index document named id:
+// a tree and a route (routeDocID), or, in a version of format 3, built
+// before documents were named so, the ordinal itself.
+func (v *Version) docOrdinal(id string) (int, bool) {
+	tree, route, ok := splitRouteDocID(id)
+	if v.meta.Format < routeDocFormat {
+		if ok {
+			return 0, false
+		}
+		ord, err := strconv.Atoi(id)
+		return ord, err == nil
+	}
+	if !ok {
+		return 0, false
+	}
+	t := v.trees[tree]
+	if t == nil {
+		return 0, false
+	}
+	i, ok := t.byRoute[route]
+	return t.First + i, ok
+}
+
+// routeDocFormat is the first format whose index documents are named by
+// tree and route (routeDocID); those of the formats before are named by
+// the page's ordinal.
+const routeDocFormat = 4
 
 // frequentShare is the share of pages an n-gram must be held by for its
 // bit set to be kept in memory: the posting lists that cost most to walk.

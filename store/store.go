@@ -72,6 +72,11 @@ type Meta struct {
 	// Base is the version this one was built on (tzctx ingest --base),
 	// "" for a version whose every tree was read from its folder.
 	Base string `json:"base,omitempty"`
+	// Derivation is the version of the rules by which ingest derived the
+	// version's search data from its pages (ingest's derivation version),
+	// 0 where not recorded. A built-on ingest takes the base's search data
+	// as it is only where the base's rules are its own.
+	Derivation int `json:"derivation,omitempty"`
 	// Files are the size and SHA-256 of every file of the version folder
 	// but meta.json, recorded in meta.json alone (the copy in the bbolt
 	// file cannot hold its own checksum).

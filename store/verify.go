@@ -21,8 +21,17 @@ import (
 // and serves: 2 added the per-file checksums of meta.json; 3 moved the
 // texts out of bbolt into flat files, each page's text shared with the
 // composed whole text, and dropped the lower-cased copy of pages whose
-// only case is ASCII.
-const FormatVersion = 3
+// only case is ASCII; 4 names each search index document by its page's
+// tree and route (routeDocID) instead of its ordinal across the version,
+// so that a version built on another takes in the base's documents. A
+// tzctx that serves format 3 alone refuses a format 4 version as newer
+// than it serves, naming the upgrade, rather than reading its documents'
+// names as damage.
+const FormatVersion = 4
+
+// OldestFormat is the oldest layout this build serves: a format 3
+// version's documents, named by ordinal, are read as they were.
+const OldestFormat = 3
 
 // FileSum is the size and SHA-256 of one file of a version, recorded in
 // its meta.json when the version is built.
@@ -144,8 +153,8 @@ func verifyDir(ctx context.Context, dir, name string) (Meta, error) {
 	if m.Name != name {
 		return damaged(metaFile, "names version %q, not the folder's name", m.Name)
 	}
-	if m.Format < FormatVersion {
-		return damaged(metaFile, "is of format %d, which an older tzctx built; this build serves format %d: ingest the site again", m.Format, FormatVersion)
+	if m.Format < OldestFormat {
+		return damaged(metaFile, "is of format %d, which an older tzctx built; this build serves formats %d to %d: ingest the site again", m.Format, OldestFormat, FormatVersion)
 	}
 	if m.Format > FormatVersion {
 		return damaged(metaFile, "is of format %d, newer than this build's %d; upgrade tzctx", m.Format, FormatVersion)

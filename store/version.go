@@ -23,6 +23,7 @@ import (
 // of every text are read in place from the memory map.
 type Version struct {
 	meta  Meta
+	dir   string // the version's folder
 	db    *bolt.DB
 	tx    *bolt.Tx
 	texts []byte // the text file, memory-mapped
@@ -102,7 +103,7 @@ func openVersion(ctx context.Context, dir, name string) (v *Version, err error) 
 	if err != nil {
 		return damaged(dbFile, "cannot be opened (%v)", err)
 	}
-	v = &Version{db: db, trees: map[string]*Tree{}}
+	v = &Version{db: db, dir: dir, trees: map[string]*Tree{}}
 	v.refs.Store(1)
 	if v.tx, err = db.Begin(false); err != nil {
 		return damaged(dbFile, "cannot be read (%v)", err)

@@ -271,9 +271,10 @@ var ingestKillPoints = []string{
 // of the changed sample site's cloud tree on version A is killed at: its
 // base opened and its manifest read, the tree read anew written, a tree
 // carried from the base written (page 30 is the carried blueprint's),
-// the version committed, activated.
+// the texts written (next, the base's section postings are merged in and
+// then its index documents), the version committed, activated.
 var ingestBaseKillPoints = []string{
-	"ingest.manifests", "ingest.tree@1", "ingest.page@30", "ingest.tree@2", "commit.db", "commit.index", "commit.meta", "commit.renamed", "ingest.activated",
+	"ingest.manifests", "ingest.tree@1", "ingest.page@30", "ingest.tree@2", "commit.texts", "commit.db", "commit.index", "commit.meta", "commit.renamed", "ingest.activated",
 }
 
 // ingestKillShares are the shares of a measured ingest after which it is

@@ -94,8 +94,14 @@ func (p *proc) wait(t testing.TB, d time.Duration) error {
 // test unless it succeeds.
 func runProc(t testing.TB, bin string, env []string, args ...string) *proc {
 	t.Helper()
+	return runProcWithin(t, 2*time.Minute, bin, env, args...)
+}
+
+// runProcWithin is runProc, the process stopped as a failure past limit.
+func runProcWithin(t testing.TB, limit time.Duration, bin string, env []string, args ...string) *proc {
+	t.Helper()
 	p := startProc(t, bin, env, args...)
-	if err := p.wait(t, 2*time.Minute); err != nil {
+	if err := p.wait(t, limit); err != nil {
 		t.Fatalf("tzctx %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, p.stdout.String(), p.stderr.String())
 	}
 	return p

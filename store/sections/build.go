@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"slices"
@@ -37,6 +38,9 @@ type Builder struct {
 	most  int64
 	spill string
 	runs  []*os.File
+	// base is the base version's index whose pages Reuse takes in, nil
+	// for none (UseBase).
+	base *baseIndex
 }
 
 type builtTree struct {
@@ -103,16 +107,10 @@ func (b *Builder) get(term string) *termAcc {
 // served text, the text's places (where a read may start) and its
 // headings. It checks ctx before each section.
 func (b *Builder) Page(ctx context.Context, tree, title, text string, places textmap.Layout, hs []tzctx.Heading) error {
-	if n := len(b.trees); n == 0 || b.trees[n-1].name != tree {
-		if slices.ContainsFunc(b.trees, func(t builtTree) bool { return t.name == tree }) {
-			return fmt.Errorf("section index: the pages of tree %s are given apart", tree)
-		}
-		b.trees = append(b.trees, builtTree{name: tree, stats: TreeStats{First: len(b.recs), End: len(b.recs)}})
+	st, err := b.treeOf(tree)
+	if err != nil {
+		return err
 	}
-	if len(b.recs) >= math.MaxInt32-1<<16 {
-		return errors.New("section index: over 2^31 sections")
-	}
-	st := &b.trees[len(b.trees)-1].stats
 	total := places.Total()
 	at := CodePointBytes(text, total)
 	page := int32(len(b.pages))
@@ -130,12 +128,6 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 			a.text++
 			a.pos = append(a.pos, uint32(pos))
 		})))
-		sum := sha256.Sum256([]byte(body))
-		if last, ok := b.seen[sum]; ok {
-			r.Dup = b.recs[last].Dup
-			b.recs[last].Next = id
-		}
-		b.seen[sum] = id
 		for term, a := range b.acc {
 			if len(term) <= MaxTerm {
 				b.post(term, uint32(id), a)
@@ -144,11 +136,7 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 			b.pool = append(b.pool, a)
 		}
 		clear(b.acc)
-		st.SumTitle += int64(r.TitleLen)
-		st.SumText += int64(r.TextLen)
-		b.pages[page] += r.TextLen
-		b.recs = append(b.recs, r)
-		st.End = len(b.recs)
+		b.record(st, r, body)
 	}
 	st.Pages++
 	st.SumPage += int64(b.pages[page])
@@ -156,6 +144,39 @@ func (b *Builder) Page(ctx context.Context, tree, title, text string, places tex
 		return b.writeRun(ctx)
 	}
 	return nil
+}
+
+// treeOf returns the sums of tree, whose pages are given next, starting
+// it where the page before was of another tree.
+func (b *Builder) treeOf(tree string) (*TreeStats, error) {
+	if n := len(b.trees); n == 0 || b.trees[n-1].name != tree {
+		if slices.ContainsFunc(b.trees, func(t builtTree) bool { return t.name == tree }) {
+			return nil, fmt.Errorf("section index: the pages of tree %s are given apart", tree)
+		}
+		b.trees = append(b.trees, builtTree{name: tree, stats: TreeStats{First: len(b.recs), End: len(b.recs)}})
+	}
+	if len(b.recs) >= math.MaxInt32-1<<16 {
+		return nil, errors.New("section index: over 2^31 sections")
+	}
+	return &b.trees[len(b.trees)-1].stats, nil
+}
+
+// record adds section r of the page being given, body its text, linking
+// it to the sections of the same text before it.
+func (b *Builder) record(st *TreeStats, r Record, body string) {
+	id := int32(len(b.recs))
+	r.Dup, r.Next = id, -1
+	sum := sha256.Sum256([]byte(body))
+	if last, ok := b.seen[sum]; ok {
+		r.Dup = b.recs[last].Dup
+		b.recs[last].Next = id
+	}
+	b.seen[sum] = id
+	st.SumTitle += int64(r.TitleLen)
+	st.SumText += int64(r.TextLen)
+	b.pages[r.Page] += r.TextLen
+	b.recs = append(b.recs, r)
+	st.End = len(b.recs)
 }
 
 // termOverhead is about what a term's map entry and postings take beside
@@ -350,7 +371,7 @@ func (b *Builder) Write(ctx context.Context, trees []string, put, putTerm func(k
 		}
 	}
 	b.recs, b.pages, b.seen = nil, nil, nil
-	if len(b.runs) > 0 {
+	if len(b.runs) > 0 || b.base != nil {
 		return b.merge(ctx, putTerm)
 	}
 	for _, t := range b.sortedTerms() {
@@ -376,7 +397,8 @@ func (p *termPostings) value() []byte {
 
 // merge writes the postings held as a last run, then puts every term of
 // the runs in term order, each term's postings joined in run order,
-// which is section order; it removes the runs.
+// which is section order, and merged with the base's postings of the
+// pages reused (UseBase), renumbered; it removes the runs.
 func (b *Builder) merge(ctx context.Context, putTerm func(key, value []byte) error) error {
 	defer b.Close()
 	if len(b.terms) > 0 {
@@ -391,6 +413,16 @@ func (b *Builder) merge(ctx context.Context, putTerm func(key, value []byte) err
 			return fmt.Errorf("section index: run %s: %w", f.Name(), err)
 		}
 	}
+	// The base's terms, where pages are reused, are read beside the runs.
+	var baseTerm, baseValue []byte
+	baseNext := func() ([]byte, []byte, bool) { return nil, nil, false }
+	if b.base != nil {
+		next, stop := iter.Pull2(b.base.terms)
+		defer stop()
+		baseNext = next
+	}
+	baseTerm, baseValue, baseOK := baseNext()
+	var buf []posting
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -400,6 +432,9 @@ func (b *Builder) merge(ctx context.Context, putTerm func(key, value []byte) err
 			if !r.done && (!any || r.term < term) {
 				term, any = r.term, true
 			}
+		}
+		if baseOK && (!any || string(baseTerm) < term) {
+			term, any = string(baseTerm), true
 		}
 		if !any {
 			return nil
@@ -412,6 +447,16 @@ func (b *Builder) merge(ctx context.Context, putTerm func(key, value []byte) err
 			join(&p, r.p)
 			if err := r.next(); err != nil {
 				return fmt.Errorf("section index: run %s: %w", b.runs[i].Name(), err)
+			}
+		}
+		if baseOK && string(baseTerm) == term {
+			var err error
+			if p, buf, err = b.base.withBase(p, baseValue, buf); err != nil {
+				return err
+			}
+			baseTerm, baseValue, baseOK = baseNext()
+			if p.n == 0 {
+				continue
 			}
 		}
 		if err := putTerm([]byte(term), p.value()); err != nil {
