@@ -10,11 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/blevesearch/bleve/v2"
 	index "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
-	zap "github.com/blevesearch/zapx/v17"
 )
 
 // indexBatch is how many pages, consecutive in ordinal order, one index
@@ -29,10 +25,6 @@ const (
 	DefaultIndexWorkers = 2
 	MaxIndexWorkers     = 64
 )
-
-// indexPlugin is the segment format the index is written in: the workers
-// write their segments with it, and bleve's builder is told to use it.
-var indexPlugin = &zap.ZapPlugin{}
 
 // indexFeed builds the n-gram index on goroutines of its own, so that the
 // builder's caller reads and derives the next pages meanwhile.
@@ -127,18 +119,9 @@ func (f *indexFeed) batch(b indexBatchDocs) (err error) {
 // writeSegment writes the segment of batch seq, docs, to a file of its
 // own.
 func (f *indexFeed) writeSegment(seq int, docs []index.Document) error {
-	seg, _, err := indexPlugin.New(docs)
-	if err != nil {
-		return fmt.Errorf("build index segment: %w", err)
-	}
-	defer seg.Close()
-	us, ok := seg.(segment.UnpersistedSegment)
-	if !ok {
-		return fmt.Errorf("index segment of type %T cannot be written", seg)
-	}
 	path := filepath.Join(f.workDir, fmt.Sprintf("index-%09d.zap", seq))
-	if err := us.Persist(path); err != nil {
-		return fmt.Errorf("write index segment: %w", err)
+	if err := writeSegmentFile(docs, path); err != nil {
+		return err
 	}
 	f.mu.Lock()
 	f.segs = append(f.segs, path)
@@ -262,29 +245,7 @@ func (f *indexFeed) build(ctx context.Context) error {
 			return err
 		}
 	}
-	// The index folder, made by bleve's builder for one placeholder
-	// document, records its one segment by file name alone, with the
-	// segment format both were told to write: the merged segment takes
-	// that name.
-	b, err := bleve.NewBuilder(f.path, gramMapping(), map[string]any{
-		"buildPathPrefix":     f.workDir,
-		"forceSegmentType":    indexPlugin.Type(),
-		"forceSegmentVersion": int(indexPlugin.Version()),
-	})
-	if err != nil {
-		return err
-	}
-	if err := b.Index("placeholder", map[string]any{}); err != nil {
-		return err
-	}
-	if err := b.Close(); err != nil {
-		return err
-	}
-	placeholder, err := partSegment(f.path)
-	if err != nil {
-		return err
-	}
-	return os.Rename(merged, placeholder)
+	return placeSegment(f.path, f.workDir, merged, gramMapping())
 }
 
 // mergeSegments merges the segment files paths into the file merged, in
@@ -298,60 +259,24 @@ func mergeSegments(paths []string, merged string, closed chan struct{}) error {
 // carried after paths', less each one's dropped documents. The carried
 // segments' files are a base version's: they are left as they are.
 func mergeCarried(paths []string, carried []carriedSegment, merged string, closed chan struct{}) error {
-	segs := make([]segment.Segment, 0, len(paths)+len(carried))
-	drops := make([]*roaring.Bitmap, 0, len(paths)+len(carried))
-	defer func() {
-		for _, s := range segs {
-			s.Close()
-		}
-	}()
+	parts := make([]segmentPart, 0, len(paths)+len(carried))
 	for _, p := range paths {
-		s, err := indexPlugin.Open(p)
-		if err != nil {
-			return fmt.Errorf("open index segment %s: %w", filepath.Base(p), err)
-		}
-		segs = append(segs, s)
-		drops = append(drops, nil)
+		parts = append(parts, segmentPart{path: p})
 	}
 	for i := range carried {
-		if carried[i].keep.IsEmpty() {
-			continue
-		}
-		s, err := indexPlugin.Open(carried[i].path)
-		if err != nil {
-			return fmt.Errorf("open the base's index segment: %w", err)
-		}
-		segs = append(segs, s)
-		drops = append(drops, carried[i].drop())
-	}
-	if _, _, err := indexPlugin.Merge(segs, drops, merged, closed, nil); err != nil {
-		return fmt.Errorf("merge index segments: %w", err)
-	}
-	for _, s := range segs {
-		if err := s.Close(); err != nil {
-			return err
+		if !carried[i].keep.IsEmpty() {
+			parts = append(parts, segmentPart{path: carried[i].path, drop: carried[i].drop()})
 		}
 	}
-	segs = nil
+	if err := mergeSegmentFiles(parts, merged, closed); err != nil {
+		return err
+	}
 	for _, p := range paths {
 		if err := os.Remove(p); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// partSegment returns the path of the one segment file of a closed
-// bleve index.
-func partSegment(dir string) (string, error) {
-	m, err := filepath.Glob(filepath.Join(dir, "store", "*.zap"))
-	if err != nil {
-		return "", err
-	}
-	if len(m) != 1 {
-		return "", fmt.Errorf("the index builder left %d segments, not one", len(m))
-	}
-	return m[0], nil
 }
 
 // abort stops the goroutines without building the index. The segments

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -68,32 +69,36 @@ func (b *Builder) ReuseIndex(ctx context.Context, base *Version, rules int) (boo
 	if base.meta.Derivation != rules {
 		return false, nil
 	}
-	path, err := partSegment(filepath.Join(base.dir, indexDir))
+	path, err := indexSegment(filepath.Join(base.dir, indexDir))
 	if err != nil {
 		return false, nil
 	}
-	seg, err := indexPlugin.Open(path)
-	if err != nil {
-		return false, fmt.Errorf("open the search index of the base %s: %w", base.meta.Name, err)
-	}
-	defer seg.Close()
-	nums := make(map[string]uint32, seg.Count())
-	for num := range seg.Count() {
+	var nums map[string]uint32
+	count, err := segmentDocIDs(path, func(count, num uint64, id string) error {
+		if nums == nil {
+			nums = make(map[string]uint32, count)
+		}
 		if num%carryCheck == 0 {
 			if err := ctx.Err(); err != nil {
-				return false, err
+				return err
 			}
 		}
-		id, err := seg.DocID(num)
-		if err != nil {
-			return false, fmt.Errorf("the search index of the base %s: %w", base.meta.Name, err)
+		if _, _, ok := splitRouteDocID(id); !ok {
+			return errNotRouteNamed
 		}
-		if _, _, ok := splitRouteDocID(string(id)); !ok {
-			return false, nil
-		}
-		nums[string(id)] = uint32(num)
+		nums[id] = uint32(num)
+		return nil
+	})
+	if errors.Is(err, errNotRouteNamed) {
+		return false, nil
 	}
-	b.index.carried = []carriedSegment{{path: path, count: seg.Count(), nums: nums, keep: roaring.New()}}
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return false, cerr
+		}
+		return false, fmt.Errorf("the search index of the base %s: %w", base.meta.Name, err)
+	}
+	b.index.carried = []carriedSegment{{path: path, count: count, nums: nums, keep: roaring.New()}}
 	return true, nil
 }
 
@@ -116,6 +121,10 @@ func (b *Builder) ReusePage(tree, route string) bool {
 	b.indexed++
 	return true
 }
+
+// errNotRouteNamed ends ReuseIndex's read of a base's documents at the
+// first not named by route.
+var errNotRouteNamed = errors.New("an index document not named by route")
 
 // carryCheck is how many of a base's index documents ReuseIndex reads
 // between two checks of its context.

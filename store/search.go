@@ -8,11 +8,9 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 	index "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // The n-gram fields of the index.
@@ -242,64 +240,10 @@ func (v *Version) Postings(ctx context.Context, field, gram string, set []uint64
 // term reader, which costs some tens of nanoseconds per posting where the
 // bitmap costs a few.
 func (v *Version) walkPostings(ctx context.Context, field, gram string, set []uint64) error {
-	if snap, ok := v.reader.(*scorch.IndexSnapshot); ok {
-		if done, err := v.bitmapPostings(snap, field, gram, set); done || err != nil {
-			return err
-		}
+	if done, err := bitmapPostings(v.reader, field, gram, v.ordOf, set); done || err != nil {
+		return err
 	}
 	return v.readPostings(ctx, field, gram, set)
-}
-
-// bitmapPostings reads one posting list into set from the segments' own
-// bitmaps, less each segment's deleted documents, with the document
-// numbers scorch gives: a segment's local number plus the counts of the
-// segments before it. It reports false, having set nothing, where a
-// segment's postings are not bitmaps it can read.
-func (v *Version) bitmapPostings(snap *scorch.IndexSnapshot, field, gram string, set []uint64) (bool, error) {
-	segs := snap.Segments()
-	lists := make([]segment.OptimizablePostingsIterator, len(segs))
-	for i, ss := range segs {
-		d, err := ss.Segment().Dictionary(field)
-		if err != nil {
-			return false, fmt.Errorf("search index: %w", err)
-		}
-		pl, err := d.PostingsList([]byte(gram), ss.Deleted(), nil)
-		if err != nil {
-			return false, fmt.Errorf("search index: %w", err)
-		}
-		if pl.Count() == 0 {
-			continue
-		}
-		it, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
-		if !ok {
-			return false, nil
-		}
-		lists[i] = it
-	}
-	mark := func(num uint64) {
-		if num < uint64(len(v.ordOf)) && v.ordOf[num] >= 0 {
-			ord := uint32(v.ordOf[num])
-			set[ord>>6] |= 1 << (ord & 63)
-		}
-	}
-	var base uint64
-	var buf [256]uint32
-	for i, ss := range segs {
-		if it := lists[i]; it != nil {
-			if bm := it.ActualBitmap(); bm != nil {
-				many := bm.ManyIterator()
-				for n := many.NextMany(buf[:]); n > 0; n = many.NextMany(buf[:]) {
-					for _, x := range buf[:n] {
-						mark(base + uint64(x))
-					}
-				}
-			} else if num, ok := it.DocNum1Hit(); ok {
-				mark(base + num)
-			}
-		}
-		base += ss.Segment().Count()
-	}
-	return true, nil
 }
 
 // readPostings reads one posting list into set through a term reader.
