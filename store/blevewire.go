@@ -172,7 +172,40 @@ func placeSegment(dir, workDir, merged string, m mapping.IndexMapping) error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(merged, placeholder)
+	seg, err := indexPlugin.Open(merged)
+	if err != nil {
+		return fmt.Errorf("open the merged index segment: %w", err)
+	}
+	count := seg.Count()
+	if err := seg.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(merged, placeholder); err != nil {
+		return err
+	}
+	return checkPlaced(dir, count)
+}
+
+// checkPlaced opens the index dir as a version opens it and checks that
+// it holds the count documents of the segment put in place: a builder
+// that wrote its folder in another segment format, or whose root records
+// more of its segment than its file name, gives another count (or none).
+func checkPlaced(dir string, count uint64) error {
+	idx, err := bleve.OpenUsing(dir, map[string]any{"read_only": true})
+	if err != nil {
+		return wireFault("the index folder does not open with the merged segment in it: %v", err)
+	}
+	n, err := idx.DocCount()
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if n != count {
+		return wireFault("the index folder holds %d documents with the merged segment of %d in it", n, count)
+	}
+	return nil
 }
 
 // bitmapPostings sets, in set, the bit of page ordinal ordOf[num] of every
