@@ -2,31 +2,25 @@ package store
 
 // This file is the only one of the store that reaches past bleve's public
 // API (bleve.Index, bleve.NewBuilder, index.IndexReader and the documents
-// and analysis it takes), into scorch, its segment API and the zap
-// segment plugin; every other file calls these functions. The public API
-// does not serve three needs at the speed the search keeps:
+// it takes) into scorch, its segment API and the zap plugin. The public
+// API does not serve three needs at the search's speed:
 //
-//   - Writing segments side by side and merging them, a base version's
-//     segment among them less its dropped documents. bleve's offline
-//     builder maps, analyses and writes every batch under one lock, on one
-//     core, merges in passes of ten, and merges no segment of another
-//     index; a writable index would take the base's documents only by
-//     indexing them again or deleting through its own merges. So the
-//     segments are written and merged with the plugin itself, and the
-//     index folder is the builder's, made for a placeholder document,
-//     whose one segment file the merged segment replaces: its root names
-//     the segment by file name and segment format alone.
-//   - Reading a base version's segment by document number, the numbers
-//     the merge's drop bitmap is given in.
-//   - Reading a posting list as the segments' own bitmaps: a term reader
-//     costs some tens of nanoseconds per posting where a bitmap costs a
-//     few, and the 3/2/1 search reads whole posting lists.
+//   - Building: bleve's offline builder maps and writes every batch under
+//     one lock, on one core, and merges no segment of another index, where
+//     the workers write segments side by side and the merge takes a base
+//     version's segment less its dropped pages. So the plugin writes and
+//     merges them, and the merged segment replaces the one file of the
+//     folder the builder lays out for a placeholder document, whose root
+//     names it by file name and format alone.
+//   - Reuse: a base's segment is read by the document numbers the merge's
+//     drop bitmap is given in.
+//   - Search: a posting list is read as its segments' bitmaps, a few
+//     nanoseconds a posting where a term reader takes some tens.
 //
-// The assumptions are pinned by TestBleveWire; where one fails in
-// production, the functions return errBleveWire, naming the bleve they
-// were written for, or, for the posting bitmaps, read through the term
-// reader, slower and the same. See contracts/choices.md, section
-// "Reaching bleve past its public API".
+// TestBleveWire pins each assumption. In production a broken one is
+// errBleveWire, naming the bleve this was written for, or, for the
+// bitmaps, the term reader's slower, same answer (contracts/choices/
+// ingest.md#ch-bleve-wire).
 
 import (
 	"errors"
