@@ -51,6 +51,11 @@ func wireFault(format string, args ...any) error {
 // write their segments with it, and bleve's builder is told to use it.
 var indexPlugin = &zap.ZapPlugin{}
 
+// builderSegmentVersion is the segment version bleve's builder is told to
+// lay the index folder out for: the plugin's. A variable for the tests,
+// which stand for a builder that writes another.
+var builderSegmentVersion = indexPlugin.Version()
+
 // writeSegmentFile writes the segment of docs to the file path.
 func writeSegmentFile(docs []index.Document, path string) error {
 	seg, _, err := indexPlugin.New(docs)
@@ -151,7 +156,7 @@ func placeSegment(dir, workDir, merged string, m mapping.IndexMapping) error {
 	b, err := bleve.NewBuilder(dir, m, map[string]any{
 		"buildPathPrefix":     workDir,
 		"forceSegmentType":    indexPlugin.Type(),
-		"forceSegmentVersion": int(indexPlugin.Version()),
+		"forceSegmentVersion": int(builderSegmentVersion),
 	})
 	if err != nil {
 		return err

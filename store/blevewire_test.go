@@ -157,3 +157,20 @@ func TestBleveWireFaultNamesBleve(t *testing.T) {
 		t.Errorf("a reader not scorch's gives %v, %v, want false, nil (the term reader reads it)", done, err)
 	}
 }
+
+// TestPlaceSegmentRefusesAnotherFormat: where bleve's builder lays the
+// index folder out for a segment format other than the plugin's (as a
+// bleve upgrade that ignored the forced version would), the index opens
+// reading the merged segment as that format and counts garbage; the
+// build is refused with errBleveWire, naming the bleve it was written
+// for, before anything is committed.
+func TestPlaceSegmentRefusesAnotherFormat(t *testing.T) {
+	defer func(was uint32) { builderSegmentVersion = was }(builderSegmentVersion)
+	builderSegmentVersion = 16
+	work := t.TempDir()
+	merged := wireDocs(t, work, "merged.zap", "t:a0", "t:a1")
+	err := placeSegment(filepath.Join(t.TempDir(), "index"), work, merged, gramMapping())
+	if !errors.Is(err, errBleveWire) || !strings.Contains(err.Error(), "zapx v17") {
+		t.Fatalf("an index folder laid out for zap v16 holding a v17 segment gives %v, want errBleveWire naming zapx v17", err)
+	}
+}
