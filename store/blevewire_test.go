@@ -95,14 +95,7 @@ func TestBleveWire(t *testing.T) {
 	if n, err := idx.DocCount(); err != nil || n != uint64(len(want)) {
 		t.Fatalf("assumption broken: the index opened holds the merged segment's documents, not the placeholder: %d, %v", n, err)
 	}
-	adv, err := idx.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := indexReader(t, idx)
 	defer r.Close()
 
 	// The reader is scorch's snapshot, whose segments' postings are

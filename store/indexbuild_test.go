@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // indexTestGrams are the n-gram lists of page i of the index tests: a
@@ -32,14 +33,7 @@ func indexTestGrams(i int) PageGrams {
 // the documents that hold it, sorted.
 func dumpIndex(t *testing.T, idx bleve.Index) map[string][]string {
 	t.Helper()
-	adv, err := idx.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := indexReader(t, idx)
 	defer r.Close()
 	out := map[string][]string{}
 	for _, field := range []string{FieldAll, FieldTitle, FieldHeadings, "_id"} {
@@ -77,6 +71,20 @@ func dumpIndex(t *testing.T, idx bleve.Index) map[string][]string {
 		}
 	}
 	return out
+}
+
+// indexReader returns a reader of idx, which the caller closes.
+func indexReader(t *testing.T, idx bleve.Index) index.IndexReader {
+	t.Helper()
+	adv, err := idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestIndexWorkersBuildBlevesIndex: the n-gram index the workers build,
