@@ -50,11 +50,11 @@ func buildPages(t *testing.T, s *Store, name string, n int) {
 // segmentOf returns the path of the version's one bleve segment file.
 func segmentOf(t *testing.T, s *Store, name string) string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(s.versionDir(name), indexDir, "store", "*.zap"))
-	if err != nil || len(m) != 1 {
-		t.Fatalf("segments of %s: %v, %v", name, m, err)
+	path, err := indexSegment(filepath.Join(s.versionDir(name), indexDir))
+	if err != nil {
+		t.Fatalf("segment of %s: %v", name, err)
 	}
-	return m[0]
+	return path
 }
 
 // flipByte inverts the bits of the byte at off (negative: from the end).
