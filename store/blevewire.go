@@ -19,8 +19,8 @@ package store
 //
 // TestBleveWire pins each assumption. In production a broken one is
 // errBleveWire, naming the bleve this was written for, or, for the
-// bitmaps, the term reader's slower, same answer (contracts/choices/
-// ingest.md#ch-bleve-wire).
+// bitmaps, the term reader's slower, same answer
+// (contracts/choices/ingest.md#ch-bleve-wire).
 
 import (
 	"errors"
